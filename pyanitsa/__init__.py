@@ -1,0 +1,27 @@
+"""pyanitsa: rules, records and tools for Пьяница (War) and Тактический пьяница."""
+
+from pyanitsa.cards import Card, Deck, Seat
+from pyanitsa.classic import ClassicGame, PickupRequest
+from pyanitsa.dealing import Deal, deal
+from pyanitsa.errors import (
+    IllegalActionError,
+    InvalidCardError,
+    InvalidDeckError,
+    InvalidRecordError,
+    InvalidRulesError,
+    PyanitsaError,
+)
+from pyanitsa.records import Record, replay
+from pyanitsa.results import ClassicResult, TacticalResult, Termination
+from pyanitsa.rng import Rng, derive_seed
+from pyanitsa.rules import PRESETS, Rules, preset
+from pyanitsa.tactical import TacticalGame
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "PRESETS", "Card", "ClassicGame", "ClassicResult", "Deal", "Deck", "IllegalActionError",
+    "InvalidCardError", "InvalidDeckError", "InvalidRecordError", "InvalidRulesError",
+    "PickupRequest", "PyanitsaError", "Record", "Rng", "Rules", "Seat", "TacticalGame",
+    "TacticalResult", "Termination", "deal", "derive_seed", "preset", "replay",
+]

@@ -1,0 +1,347 @@
+"""The classic engine (RULES.md §2): the readable reference for War with every option.
+
+:class:`ClassicGame` is a mutable state played one round at a time; :meth:`ClassicGame.play`
+runs it to the end. The compiled batch core must agree with it game for game.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from pyanitsa.cards import Card, Seat
+from pyanitsa.errors import IllegalActionError, InvalidRulesError
+from pyanitsa.events import Play, RoundEnd, RoundEvent, Showdown
+from pyanitsa.results import ClassicResult, Termination
+from pyanitsa.showdown import Judge
+
+if TYPE_CHECKING:
+    from pyanitsa.rng import Rng
+    from pyanitsa.rules import Rules
+
+
+@dataclass(frozen=True)
+class PickupRequest:
+    """What a winner's agent is asked with ``pickup_order: agent``."""
+
+    seat: Seat
+    """The seat that took the table."""
+    cards: tuple[Card, ...]
+    """The table's cards in table order."""
+    game: ClassicGame
+    """The game (for public information: counts, rounds, the round's plays)."""
+
+
+PickupAgent = Callable[[PickupRequest], Sequence[Card]]
+"""Returns the order in which the table goes under the stack, first played first."""
+
+
+class ClassicGame:
+    """A classic game in progress.
+
+    ``stacks`` are the seats' stacks, top card first; ``dealer`` leads the first round. ``rng``
+    is needed when the rules shuffle during play; ``pickup`` when ``pickup_order`` is ``agent``.
+    With ``log=True`` every round is kept in :attr:`events`.
+    """
+
+    def __init__(self, rules: Rules, stacks: Sequence[Sequence[Card]], *, dealer: Seat = 0,
+                 rng: Rng | None = None, pickup: PickupAgent | None = None,
+                 log: bool = False) -> None:
+        if rules.mode != "classic":
+            raise InvalidRulesError(f"mode: {rules.mode} rules given to the classic engine")
+        players = len(stacks)
+        rules.check_players(players)
+        if not 0 <= dealer < players:
+            raise InvalidRulesError(f"dealer: seat {dealer} does not exist with {players} seats")
+        if rules.random_play and rng is None:
+            raise InvalidRulesError(f"pickup_order/refill: these rules shuffle during play "
+                                    f"(pickup_order={rules.pickup_order}, refill={rules.refill})"
+                                    "; give the game a seed")
+        if rules.pickup_order == "agent" and pickup is None:
+            raise InvalidRulesError("pickup_order: agent needs a pickup agent")
+        self.rules = rules
+        self.players = players
+        self.judge = Judge(rules)
+        self.stacks: list[deque[Card]] = [deque(s) for s in stacks]
+        self.piles: list[list[Card]] = [[] for _ in range(players)]
+        self.in_game = [bool(s) for s in stacks]
+        self.eliminated: list[Seat] = []
+        self.leader = dealer
+        self.rounds = 0
+        self.showdowns = 0
+        self.table: list[Card] = []
+        """Cards on the table; only non-empty after a game ended as a draw mid-dispute."""
+        self.out_of_game: list[Card] = []
+        """Cards that left the game (``discard``, or ``drops_out`` with nobody left)."""
+        self.rng = rng
+        self.pickup = pickup
+        self.decisions: list[tuple[Card, ...]] = []
+        """The orders chosen by pickup agents, one per collected table (a record's decisions)."""
+        self.events: list[RoundEvent] | None = [] if log else None
+        self.result: ClassicResult | None = None
+        self._seen: dict[tuple, int] | None = {} if rules.cycle_detection else None
+        if not self.in_game[dealer]:
+            self._pass_lead()
+
+    # -- public state -------------------------------------------------------------------------
+
+    def count(self, seat: Seat) -> int:
+        """The cards a seat holds: its stack plus its won pile."""
+        return len(self.stacks[seat]) + len(self.piles[seat])
+
+    @property
+    def is_over(self) -> bool:
+        return self.result is not None
+
+    def alive(self) -> list[Seat]:
+        return [s for s in range(self.players) if self.in_game[s]]
+
+    def play_order(self) -> list[Seat]:
+        """Seats still in the game, clockwise from the leader."""
+        p = self.players
+        return [s for s in ((self.leader + i) % p for i in range(p)) if self.in_game[s]]
+
+    def key(self) -> tuple:
+        """The position as cycle detection sees it: leader and every pile by rank, as it lies."""
+        strength = self.judge.strength
+        return (self.leader,
+                tuple(tuple([strength[c] for c in s]) for s in self.stacks),
+                tuple(tuple([strength[c] for c in p]) for p in self.piles))
+
+    def copy(self) -> ClassicGame:
+        """An independent copy (stacks, piles, counters, generator, cycle memory)."""
+        new = object.__new__(ClassicGame)
+        new.__dict__.update(self.__dict__)
+        new.stacks = [deque(s) for s in self.stacks]
+        new.piles = [list(p) for p in self.piles]
+        new.in_game = list(self.in_game)
+        new.eliminated = list(self.eliminated)
+        new.table = list(self.table)
+        new.out_of_game = list(self.out_of_game)
+        new.rng = self.rng.copy() if self.rng is not None else None
+        new.decisions = list(self.decisions)
+        new.events = list(self.events) if self.events is not None else None
+        new._seen = dict(self._seen) if self._seen is not None else None
+        return new
+
+    # -- playing ------------------------------------------------------------------------------
+
+    def play(self) -> ClassicResult:
+        """Play rounds until the game ends and return the result."""
+        while self.play_round():
+            pass
+        assert self.result is not None
+        return self.result
+
+    def play_round(self) -> bool:
+        """Apply the end checks of §2.8 and, if the game goes on, play one round.
+
+        Returns False once the game is over.
+        """
+        if self.result is not None or self._check_end():
+            return False
+        rules = self.rules
+        count = self.count
+        take = self._take_card
+        top_of = self.judge.top
+        self.rounds += 1
+        order = self.play_order()
+        t_cards: list[Card] = []
+        t_owner: list[Seat] = []
+        t_step: list[int] = []
+        t_up: list[bool] = []
+        showdowns: list[Showdown] | None = [] if self.events is not None else None
+
+        contenders = order
+        faces = []
+        for s in order:
+            c = take(s)
+            t_cards.append(c)
+            t_owner.append(s)
+            t_step.append(0)
+            t_up.append(True)
+            faces.append(c)
+        self.showdowns += 1
+        step = 0
+        winner: Seat | None = None
+        end: RoundEnd
+        exhausted: str | None = None
+        while True:
+            idx = top_of(faces)
+            if showdowns is not None:
+                showdowns.append(Showdown(step, tuple(contenders), tuple(faces),
+                                          None if idx is None else
+                                          tuple(contenders[i] for i in idx)))
+            if idx is None:
+                end = "void"
+                break
+            if len(idx) == 1:
+                winner, end = contenders[idx[0]], "taken"
+                break
+            contenders = [contenders[i] for i in idx]
+            empty = [s for s in contenders if count(s) == 0]
+            if empty:
+                exhausted = rules.dispute_exhausted
+                if exhausted == "takes_pot":
+                    winner, end = empty[0], "taken"
+                    break
+                if exhausted == "earliest_wins":
+                    winner, end = contenders[0], "taken"
+                    break
+                if exhausted == "discard":
+                    end = "discarded"
+                    break
+                if exhausted == "draw":
+                    end = "draw"
+                    break
+                contenders = [s for s in contenders if count(s) > 0]  # drops_out
+                if len(contenders) == 1:
+                    winner, end = contenders[0], "taken"
+                    break
+                if not contenders:
+                    end = "discarded"
+                    break
+                exhausted = None
+            step += 1
+            faces = []
+            for s in contenders:
+                if rules.dispute == "down_up":
+                    for _ in range(min(rules.stakes, count(s) - 1)):
+                        t_cards.append(take(s))
+                        t_owner.append(s)
+                        t_step.append(step)
+                        t_up.append(False)
+                c = take(s)
+                t_cards.append(c)
+                t_owner.append(s)
+                t_step.append(step)
+                t_up.append(True)
+                faces.append(c)
+            self.showdowns += 1
+
+        pickup: tuple[Card, ...] = ()
+        if end == "taken":
+            assert winner is not None
+            pickup = tuple(self._pickup_order(winner, order, t_cards, t_owner, t_step))
+            self._put_away(winner, pickup)
+        elif end == "void":
+            for s in order:
+                self._put_away(s, [c for c, o in zip(t_cards, t_owner, strict=True) if o == s])
+        elif end == "discarded":
+            self.out_of_game.extend(t_cards)
+        else:
+            self.table = t_cards
+            self.result = ClassicResult(Termination.DRAW, None, self.rounds, self.showdowns,
+                                        tuple(self.eliminated))
+
+        went_out = []
+        if end != "draw":
+            for s in order:
+                if count(s) == 0:
+                    self.in_game[s] = False
+                    went_out.append(s)
+            self.eliminated.extend(went_out)
+        if self.events is not None:
+            assert showdowns is not None
+            plays = tuple(Play(*x) for x in zip(t_owner, t_cards, t_up, t_step, strict=True))
+            self.events.append(RoundEvent(self.rounds, order[0], plays, tuple(showdowns), end,
+                                          taker=winner, exhausted=exhausted, pickup=pickup,
+                                          eliminated=tuple(went_out)))
+        if end == "draw":
+            return True
+        if rules.misere and went_out:
+            self.result = ClassicResult(Termination.WIN, went_out[0], self.rounds,
+                                        self.showdowns, tuple(self.eliminated))
+            return True
+        if went_out and rules.new_tour_on_elimination:
+            self.leader = (self.leader + len(went_out)) % self.players
+        if not self.in_game[self.leader]:
+            self._pass_lead()
+        return True
+
+    # -- helpers ------------------------------------------------------------------------------
+
+    def _check_end(self) -> bool:
+        alive = self.alive()
+        result = None
+        if len(alive) == 1:
+            result = ClassicResult(Termination.WIN, alive[0], self.rounds, self.showdowns,
+                                   tuple(self.eliminated))
+        elif not alive:
+            result = ClassicResult(Termination.DRAW, None, self.rounds, self.showdowns,
+                                   tuple(self.eliminated))
+        elif self.rounds >= self.rules.max_rounds:
+            result = ClassicResult(Termination.CAPPED, None, self.rounds, self.showdowns,
+                                   tuple(self.eliminated))
+        elif self._seen is not None:
+            key = self.key()
+            first = self._seen.get(key)
+            if first is None:
+                self._seen[key] = self.rounds
+            else:
+                result = ClassicResult(Termination.CYCLE, None, self.rounds, self.showdowns,
+                                       tuple(self.eliminated), first, self.rounds - first)
+        self.result = result
+        return result is not None
+
+    def _pass_lead(self) -> None:
+        p = self.players
+        for i in range(1, p + 1):
+            s = (self.leader + i) % p
+            if self.in_game[s]:
+                self.leader = s
+                return
+
+    def _take_card(self, seat: Seat) -> Card:
+        stack = self.stacks[seat]
+        if not stack:
+            pile = self.piles[seat]
+            if self.rules.refill == "shuffle":
+                assert self.rng is not None
+                self.rng.shuffle(pile)
+            stack.extend(pile)
+            pile.clear()
+        return stack.popleft()
+
+    def _put_away(self, seat: Seat, cards: Sequence[Card]) -> None:
+        if self.rules.pickup_to == "bottom":
+            self.stacks[seat].extend(cards)
+        else:
+            self.piles[seat].extend(cards)
+
+    def _pickup_order(self, winner: Seat, order: list[Seat], t_cards: list[Card],
+                      t_owner: list[Seat], t_step: list[int]) -> list[Card]:
+        how = self.rules.pickup_order
+        if how == "table":
+            return t_cards
+        strength = self.judge.strength
+        n = len(t_cards)
+        if how == "by_seat":
+            return [t_cards[i] for s in order for i in range(n) if t_owner[i] == s]
+        if how in ("winner_first", "loser_first"):
+            mine = [c for c, o in zip(t_cards, t_owner, strict=True) if o == winner]
+            rest = [c for c, o in zip(t_cards, t_owner, strict=True) if o != winner]
+            return mine + rest if how == "winner_first" else rest + mine
+        if how == "high_first":
+            return sorted(t_cards, key=lambda c: -strength[c])
+        if how == "low_first":
+            return sorted(t_cards, key=lambda c: strength[c])
+        if how == "natural":
+            return [t_cards[i] for i in sorted(range(n),
+                                               key=lambda i: (-t_step[i], -strength[t_cards[i]]))]
+        if how == "shuffled":
+            assert self.rng is not None
+            cards = list(t_cards)
+            self.rng.shuffle(cards)
+            return cards
+        assert self.pickup is not None
+        chosen = list(self.pickup(PickupRequest(winner, tuple(t_cards), self)))
+        if sorted(chosen) != sorted(t_cards):
+            deck = self.rules.deck
+            raise IllegalActionError(
+                f"seat {winner}: pickup order [{deck.format_cards(chosen)}] is not a "
+                f"permutation of the table [{deck.format_cards(t_cards)}]")
+        self.decisions.append(tuple(chosen))
+        return chosen

@@ -1,0 +1,27 @@
+"""Errors raised for bad input. All subclass ``ValueError`` so callers can catch one type."""
+
+from __future__ import annotations
+
+
+class PyanitsaError(ValueError):
+    """Base class of every error pyanitsa raises for bad input."""
+
+
+class InvalidCardError(PyanitsaError):
+    """A card name that is not in the deck, or a card given more often than the deck holds it."""
+
+
+class InvalidDeckError(PyanitsaError):
+    """A deck name or research-deck parameters that do not describe a deck."""
+
+
+class InvalidRulesError(PyanitsaError):
+    """An unknown option, a bad value, or an impossible combination of options."""
+
+
+class InvalidRecordError(PyanitsaError):
+    """A game record that cannot be played (bad JSON, unknown key, bad seat or card)."""
+
+
+class IllegalActionError(PyanitsaError):
+    """An agent's decision that the rules do not allow (say, an order that is not a permutation)."""
