@@ -10,13 +10,12 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Union
 
 from pyanitsa.errors import InvalidCardError, InvalidDeckError
 
 Card = int
 Seat = int
-CardName = Union[str, int]
+CardName = str | int
 """A card as written: ``"As"``, ``"X1"``, or a research value such as ``4`` (or ``"4"``)."""
 
 RANK_CHARS = "23456789TJQKA"

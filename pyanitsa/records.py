@@ -223,10 +223,11 @@ def replay(data: str | dict[str, Any] | Record) -> Result:
     return record.play()
 
 
-def read_records(text: str) -> Iterator[tuple[int, Record]]:
-    """Records from one JSON document or JSON lines, with their line numbers.
+def read_entries(text: str) -> Iterator[tuple[int, Record, dict[str, Any] | None]]:
+    """Records from one JSON document or JSON lines: ``(line number, record, expected)``.
 
-    A document that is a JSON object spanning several lines counts as one record.
+    An object with a ``"record"`` key (what ``pyanitsa play --json`` prints, and a conformance
+    vector) gives that record, with its ``"expected"`` or ``"result"`` as the third item.
     """
     stripped = text.strip()
     if not stripped:
@@ -235,15 +236,36 @@ def read_records(text: str) -> Iterator[tuple[int, Record]]:
         whole = json.loads(stripped)
     except json.JSONDecodeError:
         whole = None
-    if isinstance(whole, dict):
-        yield 1, Record.from_json(whole)
-        return
     if isinstance(whole, list):
         raise InvalidRecordError("the input is a JSON array; give one record or JSON lines")
+    if isinstance(whole, dict):
+        yield (1, *_entry(whole))
+        return
     for lineno, line in enumerate(text.splitlines(), 1):
         if not line.strip():
             continue
         try:
-            yield lineno, Record.from_json(line)
+            yield (lineno, *_entry(line))
         except InvalidRecordError as exc:
             raise InvalidRecordError(f"line {lineno}: {exc}") from None
+
+
+def _entry(data: str | dict[str, Any]) -> tuple[Record, dict[str, Any] | None]:
+    if isinstance(data, str):
+        try:
+            data = json.loads(data)
+        except json.JSONDecodeError as exc:
+            raise InvalidRecordError(f"bad JSON: {exc.msg} at column {exc.colno}") from None
+    if isinstance(data, dict) and "record" in data and "mode" not in data:
+        extra = set(data) - {"record", "expected", "result"}
+        if extra:
+            raise InvalidRecordError(f"unknown key {sorted(extra)[0]!r} next to 'record'")
+        expected = data.get("expected", data.get("result"))
+        return Record.from_json(data["record"]), expected
+    return Record.from_json(data), None
+
+
+def read_records(text: str) -> Iterator[tuple[int, Record]]:
+    """Records from one JSON document or JSON lines, with their line numbers."""
+    for lineno, record, _ in read_entries(text):
+        yield lineno, record

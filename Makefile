@@ -1,0 +1,31 @@
+PYTHON ?= python3
+VENV ?= .venv
+PY = $(VENV)/bin/python
+
+.PHONY: install test lint demo bench clean
+
+install: $(VENV)/.installed
+
+# Re-runs whenever pyproject.toml changes; the stamp marks a finished install.
+$(VENV)/.installed: pyproject.toml
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --upgrade pip
+	$(PY) -m pip install -e '.[dev]'
+	touch $@
+
+lint: install
+	$(VENV)/bin/ruff check .
+
+test: install
+	$(VENV)/bin/ruff check .
+	$(PY) -m pytest
+
+demo: install
+	$(VENV)/bin/pyanitsa demo
+
+bench: install
+	$(PY) benchmarks/run.py
+
+clean:
+	rm -rf $(VENV) build dist *.egg-info .pytest_cache .ruff_cache .hypothesis
+	find . -name __pycache__ -type d -prune -exec rm -rf {} +

@@ -1,0 +1,79 @@
+"""The ``pyanitsa`` command line: one script, one subcommand per job.
+
+Core subcommands live here; the upper layers (agents, tournaments, training) add theirs through
+the ``pyanitsa.commands`` entry-point group, so the core never imports them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import os
+import sys
+from collections.abc import Sequence
+from importlib.metadata import entry_points
+
+import yaml
+
+from pyanitsa.errors import PyanitsaError
+
+CORE_COMMANDS = (
+    "pyanitsa.cli.play",
+    "pyanitsa.cli.replay",
+    "pyanitsa.cli.enumerate",
+    "pyanitsa.cli.demo",
+)
+
+
+class CliError(PyanitsaError):
+    """Bad command-line input (a missing file, a malformed ``--set``)."""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # one line, as for every other bad input
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="pyanitsa",
+                     description="Пьяница (War) and Тактический пьяница: play, replay, "
+                                 "enumerate, simulate, and run AI tournaments.")
+    parser.add_argument("--version", action="version", version=_version())
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    for name in CORE_COMMANDS:
+        importlib.import_module(name).register(sub)
+    for ep in sorted(entry_points(group="pyanitsa.commands"), key=lambda e: e.name):
+        ep.load()(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "run", None):
+        parser.print_help()
+        return 2
+    try:
+        return args.run(args) or 0
+    except BrokenPipeError:
+        # The reader went away (say, `| head`): not an error. Point stdout at /dev/null so the
+        # interpreter's final flush does not raise again.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
+    except (PyanitsaError, OSError, yaml.YAMLError) as exc:
+        print(f"pyanitsa {args.command}: error: {_one_line(exc)}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print(f"pyanitsa {args.command}: interrupted", file=sys.stderr)
+        return 130
+
+
+def _one_line(exc: BaseException) -> str:
+    if isinstance(exc, OSError) and exc.filename is not None:
+        return f"{exc.strerror}: {exc.filename}"
+    return " ".join(str(exc).split())
+
+
+def _version() -> str:
+    from pyanitsa import __version__
+    return f"pyanitsa {__version__}"

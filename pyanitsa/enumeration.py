@@ -1,0 +1,186 @@
+"""Exhaustive play of every distinct two-player deal of a small deck (the War literature's way).
+
+A deal is an arrangement of the deck's ranks (suits never matter) cut in half: seat 0 gets the
+first half as its stack, top card first. A deal and its seat swap count once: the one kept is the
+arrangement whose first half is not greater (lexicographically, by rank) than its second. With an
+odd number of cards seat 0 gets the extra card and there is no swap to fold.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from pyanitsa.cards import Card, Deck
+from pyanitsa.classic import ClassicGame
+from pyanitsa.errors import InvalidRulesError
+from pyanitsa.results import ClassicResult, Termination
+from pyanitsa.rules import Rules
+
+MAX_ENUMERATED_DEALS = 10**12
+
+
+def arrangements(deck: Deck) -> int:
+    """Distinct arrangements of the deck's ranks: a multinomial coefficient."""
+    counts = Counter(deck.values)
+    total = math.factorial(deck.size)
+    for c in counts.values():
+        total //= math.factorial(c)
+    return total
+
+
+def count_deals(deck: Deck) -> int:
+    """The number of distinct deals :func:`distinct_deals` yields."""
+    total = arrangements(deck)
+    if deck.size % 2:
+        return total
+    counts = Counter(deck.values)
+    if any(c % 2 for c in counts.values()):
+        return total // 2
+    # Arrangements whose halves are equal are their own seat swap.
+    palindromic = math.factorial(deck.size // 2)
+    for c in counts.values():
+        palindromic //= math.factorial(c // 2)
+    return (total + palindromic) // 2
+
+
+def _next_permutation(a: list[int]) -> bool:
+    """Step ``a`` to its next arrangement in lexicographic order; False after the last."""
+    i = len(a) - 2
+    while i >= 0 and a[i] >= a[i + 1]:
+        i -= 1
+    if i < 0:
+        return False
+    j = len(a) - 1
+    while a[j] <= a[i]:
+        j -= 1
+    a[i], a[j] = a[j], a[i]
+    a[i + 1:] = reversed(a[i + 1:])
+    return True
+
+
+def distinct_deals(deck: Deck) -> Iterator[tuple[tuple[int, ...], tuple[int, ...]]]:
+    """Every distinct deal as two rank-value sequences, in lexicographic order."""
+    values = sorted(deck.values)
+    half = (len(values) + 1) // 2
+    fold = len(values) % 2 == 0
+    while True:
+        a, b = tuple(values[:half]), tuple(values[half:])
+        if not fold or a <= b:
+            yield a, b
+        if not _next_permutation(values):
+            return
+
+
+def stacks_for(deck: Deck, deal: Sequence[Sequence[int]]) -> list[list[Card]]:
+    """Cards for rank-value sequences, handing out each value's copies in order."""
+    copies: dict[int, list[Card]] = {}
+    for card in reversed(range(deck.size)):
+        copies.setdefault(deck.values[card], []).append(card)
+    pools = {v: list(cs) for v, cs in copies.items()}
+    return [[pools[v].pop() for v in seat] for seat in deal]
+
+
+@dataclass(frozen=True)
+class Longest:
+    """The longest finished game: most showdowns, ties broken by most rounds."""
+
+    rounds: int
+    showdowns: int
+    deal: tuple[tuple[Any, ...], ...]
+    """The two stacks, top card first, as card names."""
+
+
+@dataclass
+class DealStats:
+    """Running totals over many two-player deals; mergeable across workers."""
+
+    deals: int = 0
+    cycles: int = 0
+    capped: int = 0
+    draws: int = 0
+    wins: list[int] = field(default_factory=lambda: [0, 0])
+    finished: int = 0
+    rounds_sum: int = 0
+    showdowns_sum: int = 0
+    longest: Longest | None = None
+
+    def add(self, result: ClassicResult, deal: Callable[[], tuple[tuple[Any, ...], ...]]) -> None:
+        """Count one result; ``deal`` is called only when the game is the new longest."""
+        self.deals += 1
+        outcome = result.outcome
+        if outcome is Termination.CYCLE:
+            self.cycles += 1
+            return
+        if outcome is Termination.CAPPED:
+            self.capped += 1
+            return
+        if outcome is Termination.DRAW:
+            self.draws += 1
+        else:
+            assert result.winner is not None
+            self.wins[result.winner] += 1
+        self.finished += 1
+        self.rounds_sum += result.rounds
+        self.showdowns_sum += result.showdowns
+        best = self.longest
+        if best is None or (result.showdowns, result.rounds) > (best.showdowns, best.rounds):
+            self.longest = Longest(result.rounds, result.showdowns, deal())
+
+    def to_json(self) -> dict[str, Any]:
+        longest = None
+        if self.longest is not None:
+            longest = {"rounds": self.longest.rounds, "showdowns": self.longest.showdowns,
+                       "deal": [list(s) for s in self.longest.deal]}
+        return {
+            "deals": self.deals,
+            "cycles": self.cycles,
+            "capped": self.capped,
+            "mean_rounds": self.rounds_sum / self.finished if self.finished else None,
+            "mean_showdowns": self.showdowns_sum / self.finished if self.finished else None,
+            "longest": longest,
+            "wins": list(self.wins),
+            "draws": self.draws,
+        }
+
+
+def check_enumerable(rules: Rules) -> None:
+    if rules.mode != "classic":
+        raise InvalidRulesError("mode: enumerate plays classic deals (tactical games depend on "
+                                "the players' orders)")
+    if rules.random_play or rules.pickup_order == "agent":
+        raise InvalidRulesError(f"pickup_order: enumerate needs deterministic rules, not "
+                                f"pickup_order={rules.pickup_order}, refill={rules.refill}")
+    if count_deals(rules.deck) > MAX_ENUMERATED_DEALS:
+        raise InvalidRulesError(f"deck: {rules.deck} has {count_deals(rules.deck):.3g} distinct "
+                                "deals, too many to enumerate")
+
+
+def enumerate_deals(rules: Rules, *, progress: Callable[[int], None] | None = None
+                    ) -> DealStats:
+    """Play every distinct two-player deal with the reference engine.
+
+    Seat 0 leads unless the rules fix another dealer. ``progress(n)`` is called with the number
+    of deals done since the last call.
+    """
+    check_enumerable(rules)
+    deck = rules.deck
+    dealer = rules.dealer if rules.dealer != "random" else 0
+    if dealer > 1:
+        raise InvalidRulesError(f"dealer: seat {dealer} does not exist with 2 seats")
+    stats = DealStats()
+    pending = 0
+    for deal in distinct_deals(deck):
+        stacks = stacks_for(deck, deal)
+        result = ClassicGame(rules, stacks, dealer=dealer).play()
+        stats.add(result, lambda s=stacks: tuple(tuple(deck.cards_json(x)) for x in s))
+        pending += 1
+        if progress is not None and pending >= 1000:
+            progress(pending)
+            pending = 0
+    if progress is not None and pending:
+        progress(pending)
+    return stats
