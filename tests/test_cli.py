@@ -1,0 +1,174 @@
+"""End-to-end runs of the ``pyanitsa`` command: real subprocesses, real output."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from pyanitsa.cli import main
+
+
+def run(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "pyanitsa", *args], input=stdin,
+                          capture_output=True, text=True, timeout=120)
+
+
+def test_play_json_replays_to_the_same_result() -> None:
+    played = run("play", "--preset", "classic-ru", "--players", "4", "--seed", "11", "--json")
+    assert played.returncode == 0, played.stderr
+    game = json.loads(played.stdout)
+    assert set(game) == {"record", "result"}
+    assert len(game["record"]["stacks"]) == 4
+    replayed = run("replay", "--check", "-", stdin=played.stdout)
+    assert replayed.returncode == 0, replayed.stderr
+    assert json.loads(replayed.stdout) == game["result"]
+
+
+def test_play_shuffled_pickups_carries_a_seed_and_replays() -> None:
+    played = run("play", "--deck", "52", "--set", "pickup_order=shuffled", "--set",
+                 "pickup_to=won_pile", "--set", "refill=shuffle", "--seed", "3", "--json")
+    assert played.returncode == 0, played.stderr
+    game = json.loads(played.stdout)
+    assert isinstance(game["record"]["seed"], int)
+    replayed = run("replay", "-", stdin=json.dumps(game["record"]))
+    assert json.loads(replayed.stdout) == game["result"]
+
+
+def test_play_log_is_readable_and_ends_with_the_result() -> None:
+    out = run("play", "--preset", "tactical", "--players", "3", "--seed", "2")
+    assert out.returncode == 0, out.stderr
+    lines = out.stdout.splitlines()
+    assert lines[0] == "tactical game, deck 36, 3 players, seed 2"
+    assert sum(line.startswith("P") and "hand (12)" in line for line in lines) == 3
+    assert any(line.startswith("round    1: ") for line in lines)
+    assert lines[-1].startswith("result: ")
+
+
+def test_same_seed_same_game_in_two_processes() -> None:
+    a = run("play", "--preset", "war-52", "--seed", "99", "--json")
+    b = run("play", "--preset", "war-52", "--seed", "99", "--json")
+    c = run("play", "--preset", "war-52", "--seed", "100", "--json")
+    assert a.stdout == b.stdout
+    assert a.stdout != c.stdout
+
+
+def test_rules_file_and_set_override(tmp_path: Path) -> None:
+    rules = tmp_path / "rules.yaml"
+    rules.write_text("preset: classic-ua\ndeck: 32\npickup_order: natural\n")
+    out = run("play", "--rules", str(rules), "--set", "pickup_order=high_first", "--json")
+    assert out.returncode == 0, out.stderr
+    record = json.loads(out.stdout)["record"]
+    assert record["deck"] == "32"
+    assert record["rules"]["pickup_order"] == "high_first"
+    assert record["rules"]["dispute_exhausted"] == "earliest_wins"
+
+
+def test_replay_conformance_vectors_check(vectors_path: Path) -> None:
+    out = run("replay", "--check", str(vectors_path))
+    assert out.returncode == 0, out.stderr
+    assert len(out.stdout.splitlines()) == len(vectors_path.read_text().splitlines())
+
+
+def test_replay_check_reports_a_wrong_expectation() -> None:
+    line = {"record": {"mode": "tactical", "deck": {"ranks": 4, "suits": 2}, "rules": {},
+                       "hands": [[4, 3, 2, 1], [1, 2, 3, 4]]},
+            "expected": {"outcome": "win", "winners": [0], "scores": [5, 3], "removed": 0,
+                         "rounds": 4, "showdowns": 4}}
+    out = run("replay", "--check", "-", stdin=json.dumps(line))
+    assert out.returncode == 1
+    assert "1 result(s) differ" in out.stderr
+
+
+def test_replay_keeps_results_before_a_bad_line() -> None:
+    good = '{"mode": "tactical", "deck": "36", "hands": [["As"], ["Ks"]]}'
+    out = run("replay", "-", stdin=good + "\n" + '{"mode": "classic", "deck": "36"}\n')
+    assert out.returncode == 2
+    assert json.loads(out.stdout.splitlines()[0])["winners"] == [0]
+    assert out.stderr.strip() == "pyanitsa replay: error: line 2: stacks: missing"
+
+
+@pytest.mark.parametrize(("stdin", "needle"), [
+    ("{bad", "bad JSON"),
+    ('{"mode": "classic", "deck": "36", "stacks": [["As"], ["Zz"]]}', "'Zz'"),
+    ('{"mode": "classic", "deck": "36", "stacks": [["As"], ["As"]]}', "'As' appears more often"),
+    ('{"mode": "classic", "deck": "36", "stacks": [["As"], ["Ks"]], "extra": 1}', "'extra'"),
+    ('{"mode": "classic", "deck": "36", "rules": {"bogus": 1}, "stacks": [["As"], ["Ks"]]}',
+     "'bogus'"),
+    ('{"mode": "tactical", "deck": "36", "rules": {"preset": "war-52"}, "hands": [["As"], '
+     '["Ks"]]}', "classic preset"),
+    ('{"mode": "tactical", "deck": "36", "rules": {"pickup_order": "natural"}, "hands": '
+     '[["As"], ["Ks"]]}', "pickup_order"),
+    ('{"mode": "war", "deck": "36", "stacks": [["As"], ["Ks"]]}', "mode"),
+    (json.dumps({"mode": "classic", "deck": {"ranks": 9, "suits": 1},
+                 "stacks": [[i] for i in range(1, 10)]}), "9 seats"),
+    ('{"mode": "classic", "deck": {"ranks": 1}, "stacks": [[1], [1]]}', "appears more often"),
+    ('{"mode": "classic", "deck": "36", "stacks": [["As"], []]}', "seat 1 has no cards"),
+    ('{"mode": "classic", "deck": "36", "rules": {"stakes": 2}, "stacks": [["As"], ["Ks"]]}',
+     "stakes"),
+])
+def test_replay_bad_input_is_one_line_without_traceback(stdin: str, needle: str) -> None:
+    out = run("replay", "-", stdin=stdin)
+    assert out.returncode == 2
+    assert out.stdout == ""
+    assert len(out.stderr.strip().splitlines()) == 1
+    assert "Traceback" not in out.stderr
+    assert needle in out.stderr
+
+
+@pytest.mark.parametrize(("args", "needle"), [
+    (["--players", "9"], "9 seats"),
+    (["--deck", "ranks=2,suits=1", "--players", "3"], "too few for 3 seats"),
+    (["--deck", "ranks=99"], "ranks=99"),
+    (["--set", "stakes=2"], "stakes"),
+    (["--set", "dispute=sideways"], "sideways"),
+    (["--set", "noequals"], "KEY=VALUE"),
+    (["--preset", "tactical", "--set", "max_rounds=5"], "max_rounds"),
+    (["--preset", "nope"], "nope"),
+    (["--rules", "/nonexistent/rules.yaml"], "/nonexistent/rules.yaml"),
+    (["--set", "pickup_order=agent"], "agent"),
+])
+def test_play_bad_rules_are_one_line(args: list[str], needle: str) -> None:
+    out = run("play", *args)
+    assert out.returncode == 2
+    assert len(out.stderr.strip().splitlines()) == 1
+    assert "Traceback" not in out.stderr
+    assert needle in out.stderr
+
+
+def test_enumerate_json_matches_the_library(capsys: pytest.CaptureFixture[str]) -> None:
+    code = main(["enumerate", "--deck", "ranks=3,suits=2", "--json", "--no-progress"])
+    assert code == 0
+    out = json.loads(capsys.readouterr().out)
+    assert {"deals", "cycles", "mean_rounds", "mean_showdowns", "longest", "wins",
+            "draws"} <= set(out)
+    assert out["deals"] == 48  # 6!/(2!^3) = 90 arrangements, 6 of them their own swap
+    assert out["deals"] == out["cycles"] + out["capped"] + sum(out["wins"]) + out["draws"]
+    longest = out["longest"]
+    replayed = json.loads(run("replay", "-", stdin=json.dumps({
+        "mode": "classic", "deck": {"ranks": 3, "suits": 2}, "dealer": 0,
+        "stacks": longest["deal"]})).stdout)
+    assert (replayed["rounds"], replayed["showdowns"]) == (longest["rounds"],
+                                                          longest["showdowns"])
+
+
+def test_enumerate_refuses_tactical_rules() -> None:
+    out = run("enumerate", "--preset", "tactical")
+    assert out.returncode == 2
+    assert "classic" in out.stderr
+
+
+def test_demo_runs() -> None:
+    out = run("demo")
+    assert out.returncode == 0, out.stderr
+    assert "== classic-ru" in out.stdout and "== tactical" in out.stdout
+    assert "deals:" in out.stdout
+
+
+def test_help_lists_the_subcommands() -> None:
+    out = run("--help")
+    for name in ("play", "replay", "enumerate", "demo"):
+        assert name in out.stdout
