@@ -1,0 +1,49 @@
+"""Smoke test of benchmarks/run.py: a tiny tactical run, in-process, JSON and table output."""
+
+import importlib.util
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+RUN_PY = Path(__file__).resolve().parents[1] / "benchmarks" / "run.py"
+
+
+@pytest.fixture(scope="module")
+def bench():
+    """benchmarks/run.py as a module (benchmarks/ is not a package)."""
+    spec = importlib.util.spec_from_file_location("pyanitsa_benchmarks_run", RUN_PY)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up in sys.modules
+    try:
+        spec.loader.exec_module(module)
+        yield module
+    finally:
+        sys.modules.pop(spec.name, None)
+
+
+def test_quick_json_tactical(bench, capsys):
+    assert bench.main(["--quick", "--json", "--only", "tactical-36", "--games", "200"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert set(report) >= {"machine", "workloads"}
+    assert report["machine"]["python"]
+    assert list(report["workloads"]) == ["tactical-36"]
+    result = report["workloads"]["tactical-36"]
+    assert result["games"] == 200
+    assert result["games_per_s"] > 0
+    assert result["rounds_per_s"] > 0
+    assert result["median_seconds"] > 0
+    # 18 cards a hand; a tie carries the pot into the same round, so a game has 18 rounds or fewer
+    assert 1 <= result["mean_rounds"] <= 18
+    if result["c"] is not None:  # gcc and ../shared/yardstick available
+        assert result["ratio_games_per_s"] > 0
+    else:
+        assert report["notes"]
+
+
+def test_table_output(bench, capsys):
+    assert bench.main(["--only", "tactical-36", "--games", "20", "--repeats", "1",
+                       "--no-c"]) == 0
+    out = capsys.readouterr().out
+    assert "tactical-36" in out and "games/s" in out
