@@ -30,6 +30,10 @@ class PickupRequest:
     """The seat that took the table."""
     cards: tuple[Card, ...]
     """The table's cards in table order."""
+    owners: tuple[Seat, ...]
+    """Who put each card down."""
+    face_up: tuple[bool, ...]
+    """False for stakes put face down."""
     game: ClassicGame
     """The game (for public information: counts, rounds, the round's plays)."""
 
@@ -67,6 +71,11 @@ class ClassicGame:
         self.stacks: list[deque[Card]] = [deque(s) for s in stacks]
         self.piles: list[list[Card]] = [[] for _ in range(players)]
         self.in_game = [bool(s) for s in stacks]
+        self.unknown = [len(s) for s in stacks]
+        """Cards at the top of each stack whose order its owner never saw (as dealt, or
+        shuffled in by ``refill: shuffle``); the rest of the stack is the owner's own pickups."""
+        self.seen = [0] * (max(self.judge.strength) + 1)
+        """How many cards of each strength have been turned face up so far (public)."""
         self.eliminated: list[Seat] = []
         self.leader = dealer
         self.rounds = 0
@@ -117,6 +126,8 @@ class ClassicGame:
         new.stacks = [deque(s) for s in self.stacks]
         new.piles = [list(p) for p in self.piles]
         new.in_game = list(self.in_game)
+        new.unknown = list(self.unknown)
+        new.seen = list(self.seen)
         new.eliminated = list(self.eliminated)
         new.table = list(self.table)
         new.out_of_game = list(self.out_of_game)
@@ -163,6 +174,10 @@ class ClassicGame:
             t_step.append(0)
             t_up.append(True)
             faces.append(c)
+        seen = self.seen
+        strength = self.judge.strength
+        for c in faces:
+            seen[strength[c]] += 1
         self.showdowns += 1
         step = 0
         winner: Seat | None = None
@@ -219,12 +234,13 @@ class ClassicGame:
                 t_step.append(step)
                 t_up.append(True)
                 faces.append(c)
+                seen[strength[c]] += 1
             self.showdowns += 1
 
         pickup: tuple[Card, ...] = ()
         if end == "taken":
             assert winner is not None
-            pickup = tuple(self._pickup_order(winner, order, t_cards, t_owner, t_step))
+            pickup = tuple(self._pickup_order(winner, order, t_cards, t_owner, t_step, t_up))
             self._put_away(winner, pickup)
         elif end == "void":
             for s in order:
@@ -301,8 +317,11 @@ class ClassicGame:
             if self.rules.refill == "shuffle":
                 assert self.rng is not None
                 self.rng.shuffle(pile)
+                self.unknown[seat] = len(pile)
             stack.extend(pile)
             pile.clear()
+        if self.unknown[seat]:
+            self.unknown[seat] -= 1
         return stack.popleft()
 
     def _put_away(self, seat: Seat, cards: Sequence[Card]) -> None:
@@ -312,7 +331,7 @@ class ClassicGame:
             self.piles[seat].extend(cards)
 
     def _pickup_order(self, winner: Seat, order: list[Seat], t_cards: list[Card],
-                      t_owner: list[Seat], t_step: list[int]) -> list[Card]:
+                      t_owner: list[Seat], t_step: list[int], t_up: list[bool]) -> list[Card]:
         how = self.rules.pickup_order
         if how == "table":
             return t_cards
@@ -337,7 +356,8 @@ class ClassicGame:
             self.rng.shuffle(cards)
             return cards
         assert self.pickup is not None
-        chosen = list(self.pickup(PickupRequest(winner, tuple(t_cards), self)))
+        chosen = list(self.pickup(PickupRequest(winner, tuple(t_cards), tuple(t_owner),
+                                                tuple(t_up), self)))
         if sorted(chosen) != sorted(t_cards):
             deck = self.rules.deck
             raise IllegalActionError(
