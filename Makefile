@@ -1,6 +1,8 @@
 PYTHON ?= python3
 VENV ?= .venv
 PY = $(VENV)/bin/python
+# The PyTorch build to install. The default is the CPU wheel; see README "PyTorch builds".
+TORCH ?= torch==2.13.0
 
 .PHONY: install test lint demo bench clean
 
@@ -10,6 +12,7 @@ install: $(VENV)/.installed
 $(VENV)/.installed: pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --upgrade pip
+	$(PY) -m pip install "$(TORCH)"
 	$(PY) -m pip install -e '.[dev]'
 	touch $@
 

@@ -1,0 +1,163 @@
+"""The agent protocol: one object answers both decisions of the game.
+
+* ``order_hand`` (tactical): the order in which to play my hand, first played first.
+* ``order_pickup`` (classic, ``pickup_order: agent``): the order in which a table I won goes
+  under my stack, first played first.
+
+Each call gets a *view* holding exactly what the seat may know, and a seeded
+``numpy.random.Generator`` that is the agent's only source of randomness.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
+
+import numpy as np
+
+from pyanitsa.cards import Card, Seat
+from pyanitsa.errors import PyanitsaError
+from pyanitsa.ranks import RankTable, rank_table
+from pyanitsa.rules import Rules
+
+if TYPE_CHECKING:
+    from pyanitsa.classic import PickupRequest
+
+
+class UnsupportedDecisionError(PyanitsaError):
+    """An agent asked for a decision it does not make (a hand orderer asked to pick up)."""
+
+
+@dataclass(frozen=True)
+class HandView:
+    """What a tactical player knows when it orders its hand (RULES.md §3.2)."""
+
+    rules: Rules
+    seat: Seat
+    players: int
+    hand: tuple[Card, ...]
+    """My hand, sorted by rank (weakest first); the dealt order carries no information."""
+    unseen: tuple[int, ...]
+    """Cards of each rank not in my hand: spread over the opponents and the set-aside cards."""
+    set_aside: int
+    """How many cards were dealt to nobody."""
+
+    @property
+    def ranks(self) -> RankTable:
+        return rank_table(self.rules)
+
+    @property
+    def hand_size(self) -> int:
+        return len(self.hand)
+
+    def hand_ranks(self) -> list[int]:
+        """Rank index of each card of my hand, in ``hand`` order."""
+        rank_of = self.ranks.rank_of
+        return [rank_of[c] for c in self.hand]
+
+
+@dataclass(frozen=True)
+class PickupView:
+    """What a classic player knows when it orders a table it won."""
+
+    rules: Rules
+    seat: Seat
+    players: int
+    cards: tuple[Card, ...]
+    """The table, in table order."""
+    owners: tuple[Seat, ...]
+    """Who put each card down."""
+    face_up: tuple[bool, ...]
+    """False for stakes that went down face down."""
+    stack_sizes: tuple[int, ...]
+    """Every seat's stack size (public: stacks are on the table)."""
+    pile_sizes: tuple[int, ...]
+    """Every seat's won-pile size."""
+    in_game: tuple[bool, ...]
+    known_tail: tuple[Card, ...]
+    """The bottom part of my stack that I placed myself, top to bottom (what I remember)."""
+    my_pile: tuple[Card, ...]
+    """My won pile, first put first (I placed every card of it)."""
+    seen: tuple[int, ...]
+    """Cards of each rank turned face up so far in the game, this table included."""
+    rounds: int
+    """Rounds begun so far."""
+
+    @property
+    def ranks(self) -> RankTable:
+        return rank_table(self.rules)
+
+
+@runtime_checkable
+class Agent(Protocol):
+    """Anything with these two methods plays pyanitsa."""
+
+    def order_hand(self, view: HandView, rng: np.random.Generator) -> Sequence[Card]:
+        """The hand in the order to play it, first played first."""
+        ...
+
+    def order_pickup(self, view: PickupView, rng: np.random.Generator) -> Sequence[Card]:
+        """The won table in the order it goes under the stack, first played first."""
+        ...
+
+
+class BaseAgent:
+    """A convenient base: a display name, and a clear error for the decision not made."""
+
+    spec: str = ""
+    """The spec string that builds this agent (set by :func:`pyanitsa.agents.make_agent`)."""
+
+    @property
+    def name(self) -> str:
+        return self.spec or type(self).__name__
+
+    def order_hand(self, view: HandView, rng: np.random.Generator) -> Sequence[Card]:
+        raise UnsupportedDecisionError(f"agent {self.name!r} does not order tactical hands")
+
+    def order_pickup(self, view: PickupView, rng: np.random.Generator) -> Sequence[Card]:
+        raise UnsupportedDecisionError(f"agent {self.name!r} does not order classic pickups")
+
+    def order_hands(self, views: Sequence[HandView],
+                    rngs: Sequence[np.random.Generator]) -> list[Sequence[Card]]:
+        """Many hands at once; learned agents override this to batch inference."""
+        return [self.order_hand(v, r) for v, r in zip(views, rngs, strict=True)]
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {self.name!r}>"
+
+
+def hand_view(rules: Rules, seat: Seat, hands: Sequence[Sequence[Card]],
+              set_aside: int) -> HandView:
+    """The view of ``seat`` when every seat holds ``hands`` (as dealt)."""
+    table = rank_table(rules)
+    rank_of = table.rank_of
+    hand = tuple(sorted(hands[seat], key=lambda c: (rank_of[c], c)))
+    mine = table.histogram(hand)
+    unseen = tuple(total - own for total, own in zip(table.counts, mine, strict=True))
+    return HandView(rules, seat, len(hands), hand, unseen, set_aside)
+
+
+def pickup_view(request: PickupRequest) -> PickupView:
+    """The winner's view of a table it must order, built from the game's public state."""
+    game = request.game
+    seat = request.seat
+    table = rank_table(game.rules)
+    stack = game.stacks[seat]
+    known = tuple(list(stack)[game.unknown[seat]:])
+    strength = game.judge.strength
+    # ``game.seen`` is indexed by strength; translate to rank indices.
+    seen = [0] * table.num_ranks
+    done = set()
+    for card, r in enumerate(table.rank_of):
+        s = strength[card]
+        if s not in done:
+            done.add(s)
+            seen[r] = game.seen[s]
+    return PickupView(
+        rules=game.rules, seat=seat, players=game.players, cards=request.cards,
+        owners=request.owners, face_up=request.face_up,
+        stack_sizes=tuple(len(s) for s in game.stacks),
+        pile_sizes=tuple(len(p) for p in game.piles), in_game=tuple(game.in_game),
+        known_tail=known, my_pile=tuple(game.piles[seat]), seen=tuple(seen),
+        rounds=game.rounds)

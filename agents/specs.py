@@ -1,0 +1,207 @@
+"""Agent spec strings: ``descending``, ``mc_search(samples=400, budget_ms=50)``,
+``my_package.my_module:MyAgent(depth=2)`` and ``scheme:argument`` (say, ``ppo:runs/x/model``).
+
+Built-in agents register a name with :func:`register`; other packages add a ``scheme:`` with
+:func:`register_scheme`. Parameters are Python literals; an unknown agent or parameter, or a
+value of the wrong type, raises :class:`AgentSpecError` naming it.
+"""
+
+from __future__ import annotations
+
+import ast
+import contextlib
+import importlib
+import inspect
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+from pyanitsa.agents.protocol import Agent
+from pyanitsa.errors import PyanitsaError
+
+
+class AgentSpecError(PyanitsaError):
+    """A spec string that does not name an agent, or bad parameters for it."""
+
+
+@dataclass(frozen=True)
+class AgentInfo:
+    """A registered built-in agent."""
+
+    name: str
+    factory: Callable[..., Agent]
+    decisions: tuple[str, ...]
+    """``hand`` (tactical), ``pickup`` (classic), or both."""
+
+    @property
+    def idea(self) -> str:
+        doc = inspect.getdoc(self.factory) or ""
+        return doc.strip().split("\n\n")[0].replace("\n", " ")
+
+    def parameters(self) -> list[tuple[str, Any]]:
+        """``(name, default)`` of each keyword parameter."""
+        sig = inspect.signature(self.factory)
+        return [(p.name, p.default) for p in sig.parameters.values()
+                if p.kind in (p.KEYWORD_ONLY, p.POSITIONAL_OR_KEYWORD)]
+
+
+REGISTRY: dict[str, AgentInfo] = {}
+SCHEMES: dict[str, Callable[..., Agent]] = {}
+
+A = TypeVar("A", bound=type)
+
+_SPEC = re.compile(r"^\s*(?P<head>[A-Za-z_][\w.]*(?::[A-Za-z_][\w.]*)?)\s*"
+                   r"(?:\((?P<args>.*)\))?\s*$", re.DOTALL)
+
+
+def register(name: str, *, decisions: tuple[str, ...] = ("hand",)) -> Callable[[A], A]:
+    """Class decorator: make an agent buildable as ``name`` or ``name(k=v, ...)``."""
+    def wrap(cls: A) -> A:
+        REGISTRY[name] = AgentInfo(name, cls, decisions)
+        return cls
+    return wrap
+
+
+def register_scheme(scheme: str, loader: Callable[..., Agent]) -> None:
+    """Make ``scheme:ARG`` (plus optional ``(k=v)``) build ``loader(ARG, **params)``."""
+    SCHEMES[scheme] = loader
+
+
+def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
+    """Split a spec into its head and its keyword parameters."""
+    for scheme in SCHEMES:
+        if spec.startswith(scheme + ":"):
+            rest = spec[len(scheme) + 1:]
+            params: dict[str, Any] = {}
+            if rest.endswith(")") and "(" in rest:
+                rest, _, args = rest.partition("(")
+                params = _parse_args(args[:-1], spec)
+            return f"{scheme}:{rest.strip()}", params
+    match = _SPEC.match(spec)
+    if not match:
+        raise AgentSpecError(f"agent spec {spec!r}: write NAME, NAME(key=value, ...) or "
+                             "package.module:Class")
+    return match["head"], _parse_args(match["args"] or "", spec)
+
+
+def _parse_args(text: str, spec: str) -> dict[str, Any]:
+    if not text.strip():
+        return {}
+    try:
+        call = ast.parse(f"f({text})", mode="eval").body
+    except SyntaxError:
+        raise AgentSpecError(f"agent spec {spec!r}: cannot read the parameters "
+                             f"({text})") from None
+    assert isinstance(call, ast.Call)
+    if call.args:
+        raise AgentSpecError(f"agent spec {spec!r}: parameters are key=value")
+    out = {}
+    for kw in call.keywords:
+        if kw.arg is None:
+            raise AgentSpecError(f"agent spec {spec!r}: parameters are key=value")
+        try:
+            out[kw.arg] = ast.literal_eval(kw.value)
+        except ValueError:
+            # A bare word is a string: ``mc_search(opponent=descending)``.
+            if isinstance(kw.value, ast.Name):
+                out[kw.arg] = kw.value.id
+            else:
+                raise AgentSpecError(f"agent spec {spec!r}: parameter {kw.arg!r} is not a "
+                                     "literal") from None
+    return out
+
+
+def make_agent(spec: str | Agent) -> Agent:
+    """Build the agent a spec names (an agent object passes through unchanged)."""
+    if not isinstance(spec, str):
+        if not isinstance(spec, Agent):
+            raise AgentSpecError(f"{spec!r} is neither a spec string nor an agent")
+        return spec
+    _load_builtins()
+    head, params = parse_spec(spec)
+    scheme, sep, rest = head.partition(":")
+    if sep and scheme in SCHEMES:
+        factory: Callable[..., Agent] = lambda **kw: SCHEMES[scheme](rest, **kw)  # noqa: E731
+        label = head
+    elif sep:
+        factory = _import_factory(scheme, rest, spec)
+        label = head
+    elif head in REGISTRY:
+        factory = REGISTRY[head].factory
+        label = head
+    else:
+        known = ", ".join(sorted(REGISTRY))
+        raise AgentSpecError(f"unknown agent {head!r} (built-in: {known}; or "
+                             "package.module:Class)")
+    _check_params(factory, params, label)
+    try:
+        agent = factory(**params)
+    except (TypeError, ValueError) as exc:
+        raise AgentSpecError(f"agent {spec!r}: {exc}") from None
+    if not isinstance(agent, Agent):
+        raise AgentSpecError(f"agent {spec!r}: {type(agent).__name__} has no order_hand and "
+                             "order_pickup methods")
+    with contextlib.suppress(AttributeError):  # a user agent with __slots__ keeps no spec
+        agent.spec = spec.strip()  # type: ignore[attr-defined]
+    return agent
+
+
+def _import_factory(module: str, attr: str, spec: str) -> Callable[..., Agent]:
+    try:
+        mod = importlib.import_module(module)
+    except ImportError as exc:
+        raise AgentSpecError(f"agent spec {spec!r}: cannot import {module!r} ({exc})") from None
+    obj = mod
+    for part in attr.split("."):
+        obj = getattr(obj, part, None)
+        if obj is None:
+            raise AgentSpecError(f"agent spec {spec!r}: {module!r} has no {attr!r}")
+    if not callable(obj):
+        raise AgentSpecError(f"agent spec {spec!r}: {attr!r} is not a class or function")
+    return obj
+
+
+def _check_params(factory: Callable[..., Any], params: dict[str, Any], label: str) -> None:
+    try:
+        sig = inspect.signature(factory)
+    except (TypeError, ValueError):
+        return
+    if any(p.kind == p.VAR_KEYWORD for p in sig.parameters.values()):
+        return
+    for key, value in params.items():
+        p = sig.parameters.get(key)
+        if p is None or p.kind not in (p.KEYWORD_ONLY, p.POSITIONAL_OR_KEYWORD):
+            names = ", ".join(n for n, q in sig.parameters.items()
+                              if q.kind in (q.KEYWORD_ONLY, q.POSITIONAL_OR_KEYWORD))
+            raise AgentSpecError(f"agent {label!r} has no parameter {key!r}"
+                                 + (f" (it takes {names})" if names else ""))
+        default = p.default
+        if default is not inspect.Parameter.empty and default is not None:
+            ok = isinstance(value, type(default)) or (isinstance(default, float)
+                                                      and isinstance(value, int))
+            if not ok or (isinstance(value, bool) and not isinstance(default, bool)):
+                raise AgentSpecError(f"agent {label!r}: {key}={value!r} should be "
+                                     f"{type(default).__name__}")
+
+
+_LOADED = False
+
+
+def _load_builtins() -> None:
+    """Import the modules whose classes register themselves (once, lazily)."""
+    global _LOADED
+    if _LOADED:
+        return
+    _LOADED = True
+    for name in BUILTIN_MODULES:
+        importlib.import_module(name)
+
+
+BUILTIN_MODULES: tuple[str, ...] = ()
+"""Modules whose agent classes register themselves with :func:`register` when imported."""
+
+
+def builtin_agents() -> list[AgentInfo]:
+    _load_builtins()
+    return [REGISTRY[k] for k in sorted(REGISTRY)]
