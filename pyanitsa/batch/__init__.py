@@ -1,0 +1,23 @@
+"""The compiled batch core: many games per call on integer-encoded cards (numba).
+
+Import it lazily (``from pyanitsa.batch import simulate``): importing numba takes a while, so
+``pyanitsa`` itself never imports this package. Results are identical to the reference engine's
+(``tests/test_batch_parity.py``); the reference engine remains the specification.
+
+Compiled functions are cached on disk (``cache=True``). numba keys each cache entry on the
+source file of the function it compiled, not on the files of the functions it calls: after
+editing ``rng.py`` or ``classic.py``, clear ``pyanitsa/batch/__pycache__`` so the callers in the
+other modules recompile.
+"""
+
+from pyanitsa.batch.api import (
+    Simulation,
+    TacticalBatch,
+    play_records,
+    set_workers,
+    simulate,
+    tactical_scores,
+)
+
+__all__ = ["Simulation", "TacticalBatch", "play_records", "set_workers", "simulate",
+           "tactical_scores"]

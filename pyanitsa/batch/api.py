@@ -1,0 +1,263 @@
+"""The batch core's Python face: play records, run seeded simulations, score tactical orders.
+
+Everything here gives exactly the reference engine's results (``pyanitsa.classic``,
+``pyanitsa.tactical``); the reference engine stays the specification and the place that logs
+events.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from pyanitsa.batch import classic as _classic
+from pyanitsa.batch import tactical as _tactical
+from pyanitsa.batch.encode import (
+    ACE,
+    CAPPED,
+    CYCLE,
+    DRAW,
+    MISERE,
+    OUTCOME_NAMES,
+    SPECIAL,
+    WEAKEST,
+    WEAKEST_WINS,
+    WIN,
+    params,
+    ring_size,
+    seats_array,
+    strength_table,
+)
+from pyanitsa.errors import InvalidRecordError, InvalidRulesError
+from pyanitsa.records import Record
+from pyanitsa.results import ClassicResult, Result, TacticalResult, Termination
+from pyanitsa.rng import MASK64
+from pyanitsa.rules import Rules
+
+CHUNK = 256
+"""Games per unit of parallel work (results never depend on it)."""
+
+
+def _judge(prm: np.ndarray) -> tuple[int, int, int, int, int]:
+    return (int(prm[SPECIAL]), int(prm[WEAKEST]), int(prm[ACE]), int(prm[WEAKEST_WINS]),
+            int(prm[MISERE]))
+
+
+def set_workers(workers: int | None) -> int:
+    """Use ``workers`` threads (capped by the cores numba was started with); returns the count."""
+    import numba
+
+    limit = numba.config.NUMBA_NUM_THREADS
+    n = limit if workers is None else max(1, min(int(workers), limit))
+    numba.set_num_threads(n)
+    return n
+
+
+# -- records ------------------------------------------------------------------------------------
+
+
+def play_records(records: Sequence[Record]) -> list[Result]:
+    """Play records with the batch core; the same results as ``record.play()`` for each.
+
+    ``pickup_order: agent`` records need an agent's decisions and are not supported.
+    """
+    groups: dict[tuple, list[int]] = {}
+    for i, rec in enumerate(records):
+        if rec.mode == "classic" and rec.rules.pickup_order == "agent":
+            raise InvalidRulesError("pickup_order: agent is not supported by the batch core; "
+                                    "replay such records with the reference engine")
+        if rec.mode == "classic" and rec.rules.random_play and rec.seed is None:
+            raise InvalidRecordError(f"seed: missing; rules with pickup_order="
+                                     f"{rec.rules.pickup_order}, refill={rec.rules.refill} "
+                                     "shuffle during play")
+        prm = params(rec.rules)
+        key = (rec.mode, prm.tobytes(), strength_table(rec.rules).tobytes(),
+               ring_size(rec.deck.size))
+        groups.setdefault(key, []).append(i)
+    results: list[Result | None] = [None] * len(records)
+    for (mode, _, _, cap), idx in groups.items():
+        group = [records[i] for i in idx]
+        rules = group[0].rules
+        prm = params(rules)
+        init, lens = seats_array(rules, [r.seats for r in group])
+        if init.shape[2] < cap:  # pad to the ring size the core indexes with
+            init = np.pad(init, ((0, 0), (0, 0), (0, cap - init.shape[2])))
+        players = np.array([len(r.seats) for r in group], dtype=np.int64)
+        if mode == "classic":
+            dealers = np.array([r.leader for r in group], dtype=np.int64)
+            seeds = np.array([(r.seed or 0) & MASK64 for r in group], dtype=np.uint64)
+            out, elim = _classic.play_stacks(prm, players, init, lens, dealers, seeds, cap)
+            for j, i in enumerate(idx):
+                results[i] = classic_result(out[j], elim[j])
+        else:
+            special, weakest, ace, wwins, misere = _judge(prm)
+            scores, wins, out = _tactical.play_many(init, lens, players, special, weakest, ace,
+                                                    wwins, misere)
+            for j, i in enumerate(idx):
+                results[i] = tactical_result(out[j], scores[j], wins[j], int(players[j]))
+    return results  # type: ignore[return-value]
+
+
+def classic_result(row: np.ndarray, elim: np.ndarray) -> ClassicResult:
+    outcome = Termination(OUTCOME_NAMES[int(row[_classic.R_OUTCOME])])
+    winner = int(row[_classic.R_WINNER])
+    nelim = int(row[_classic.R_NELIM])
+    cstart = int(row[_classic.R_CSTART])
+    clen = int(row[_classic.R_CLEN])
+    return ClassicResult(outcome, winner if winner >= 0 else None, int(row[_classic.R_ROUNDS]),
+                         int(row[_classic.R_SHOWDOWNS]), tuple(int(s) for s in elim[:nelim]),
+                         cstart if outcome is Termination.CYCLE else None,
+                         clen if outcome is Termination.CYCLE else None)
+
+
+def tactical_result(row: np.ndarray, scores: np.ndarray, wins: np.ndarray,
+                    players: int) -> TacticalResult:
+    winners = tuple(s for s in range(players) if wins[s])
+    return TacticalResult(Termination.WIN if len(winners) == 1 else Termination.DRAW, winners,
+                          tuple(int(x) for x in scores[:players]),
+                          int(row[_tactical.T_REMOVED]), int(row[_tactical.T_ROUNDS]),
+                          int(row[_tactical.T_SHOWDOWNS]))
+
+
+# -- tactical evaluator -------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class TacticalBatch:
+    """Results of many tactical games, one row per game."""
+
+    scores: np.ndarray
+    """``[G, P]`` cards in each seat's копилка."""
+    winners: np.ndarray
+    """``[G, P]`` bool: the seats that win or share the win."""
+    rounds: np.ndarray
+    showdowns: np.ndarray
+    removed: np.ndarray
+
+
+def tactical_scores(rules: Rules, hands: np.ndarray, *, lengths: np.ndarray | None = None
+                    ) -> TacticalBatch:
+    """Play tactical games from ordered hands: ``hands[G, P, n]`` card ids, first played first.
+
+    ``lengths[G, P]`` gives each hand's length when they differ (default: all ``n``). Meant for
+    search agents scoring thousands of candidate orders per call.
+    """
+    if rules.mode != "tactical":
+        raise InvalidRulesError(f"mode: {rules.mode} rules given to tactical_scores")
+    hands = np.asarray(hands)
+    if hands.ndim != 3:
+        raise ValueError(f"hands must be [games, players, cards], not shape {hands.shape}")
+    games, players, n = hands.shape
+    rules.check_players(players)
+    strength = strength_table(rules)
+    st = strength[hands]
+    if lengths is None:
+        lengths = np.full((games, players), n, dtype=np.int64)
+    prm = params(rules)
+    special, weakest, ace, wwins, misere = _judge(prm)
+    counts = np.full(games, players, dtype=np.int64)
+    scores, wins, out = _tactical.play_many(st, np.asarray(lengths, dtype=np.int64), counts,
+                                            special, weakest, ace, wwins, misere)
+    return TacticalBatch(scores[:, :players], wins[:, :players], out[:, _tactical.T_ROUNDS],
+                         out[:, _tactical.T_SHOWDOWNS], out[:, _tactical.T_REMOVED])
+
+
+# -- seeded simulation --------------------------------------------------------------------------
+
+
+@dataclass
+class Simulation:
+    """Per-game arrays of a seeded run: game ``i`` is dealt from ``derive_seed(seed, i)``."""
+
+    rules: Rules
+    players: int
+    seed: int
+    rounds: np.ndarray
+    showdowns: np.ndarray
+    outcome: np.ndarray
+    """Classic: 0 win, 1 draw, 2 cycle, 3 capped. Tactical: 0 one winner, 1 a shared win."""
+    winner: np.ndarray
+    """The winning seat, or -1 (a classic draw, a shared tactical win)."""
+    scores: np.ndarray | None = None
+    """Tactical only: ``[G, P]`` scores."""
+    winners: np.ndarray | None = None
+    """Tactical only: ``[G, P]`` bool, the seats that win or share the win."""
+    seconds: float = 0.0
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def games(self) -> int:
+        return int(self.rounds.shape[0])
+
+    def summary(self) -> dict[str, Any]:
+        """``games``, ``mean/median/p10/p90/max_rounds``, ``wins`` per seat (sole wins),
+        ``draws`` (classic draws; tactical shared wins), ``cycles``, ``capped``, ``seconds``."""
+        r = self.rounds
+        wins = np.bincount(self.winner[self.winner >= 0], minlength=self.players)
+        out: dict[str, Any] = {
+            "mode": self.rules.mode, "deck": str(self.rules.deck), "players": self.players,
+            "seed": self.seed, "games": self.games,
+            "mean_rounds": float(r.mean()) if len(r) else None,
+            "median_rounds": float(np.median(r)) if len(r) else None,
+            "p10_rounds": float(np.percentile(r, 10)) if len(r) else None,
+            "p90_rounds": float(np.percentile(r, 90)) if len(r) else None,
+            "max_rounds": int(r.max()) if len(r) else None,
+            "mean_showdowns": float(self.showdowns.mean()) if len(r) else None,
+            "wins": [int(x) for x in wins],
+            "draws": int((self.outcome == DRAW).sum()),
+            "cycles": int((self.outcome == CYCLE).sum()) if self.rules.mode == "classic" else 0,
+            "capped": int((self.outcome == CAPPED).sum()) if self.rules.mode == "classic" else 0,
+        }
+        if self.winners is not None:
+            out["shared_wins"] = [int(x) for x in self.winners.sum(axis=0)]
+            assert self.scores is not None
+            out["mean_scores"] = [float(x) for x in self.scores.mean(axis=0)]
+        out["seconds"] = round(self.seconds, 4)
+        return out
+
+
+def simulate(rules: Rules, players: int, games: int, seed: int, *, workers: int | None = 1,
+             first: int = 0) -> Simulation:
+    """Deal and play ``games`` seeded games (``first`` .. ``first + games - 1``).
+
+    Game ``i`` is ``pyanitsa.cli.play.deal_record(rules, players, derive_seed(seed, i))``
+    played to the end; tactical hands play in the order dealt (a uniformly random order).
+    The result does not depend on ``workers``.
+    """
+    rules.check_players(players)
+    if rules.mode == "classic":
+        params(rules)  # rejects pickup_order: agent
+    if games < 0:
+        raise ValueError("games must be >= 0")
+    set_workers(workers)
+    prm = params(rules)
+    strength = strength_table(rules)
+    dealer_fixed = -1 if rules.dealer == "random" else int(rules.dealer)
+    useed = np.uint64(seed & MASK64)
+    chunk = CHUNK if rules.mode == "classic" else 16 * CHUNK
+    start = time.perf_counter()
+    if rules.mode == "classic":
+        out, _ = _classic.simulate_chunks(prm, strength, players, rules.deal == "equal",
+                                          dealer_fixed, useed, first, games, chunk,
+                                          ring_size(rules.deck.size))
+        seconds = time.perf_counter() - start
+        outcome = out[:, _classic.R_OUTCOME]
+        winner = np.where(outcome == WIN, out[:, _classic.R_WINNER], -1)
+        return Simulation(rules, players, seed, out[:, _classic.R_ROUNDS],
+                          out[:, _classic.R_SHOWDOWNS], outcome, winner, seconds=seconds)
+    special, weakest, ace, wwins, misere = _judge(prm)
+    scores, wins, out = _tactical.simulate_chunks(strength, players, dealer_fixed, useed, first,
+                                                  games, chunk, special, weakest, ace, wwins,
+                                                  misere)
+    seconds = time.perf_counter() - start
+    scores, wins = scores[:, :players], wins[:, :players]
+    sole = out[:, _tactical.T_NWIN] == 1
+    winner = np.where(sole, wins.argmax(axis=1), -1)
+    outcome = np.where(sole, WIN, DRAW)
+    return Simulation(rules, players, seed, out[:, _tactical.T_ROUNDS],
+                      out[:, _tactical.T_SHOWDOWNS], outcome, winner, scores, wins,
+                      seconds=seconds)

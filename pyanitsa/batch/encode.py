@@ -1,0 +1,96 @@
+"""Rules to integer parameters, and records to arrays of card strengths, for the compiled core.
+
+The compiled core never sees card identities: every outcome depends only on each card's
+strength (its place in the rank order, RULES.md §1), so stacks and hands become ``uint8``
+strengths.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from pyanitsa.cards import strengths
+from pyanitsa.errors import InvalidRulesError
+from pyanitsa.rules import Rules
+
+# Indices into the int64 parameter vector.
+DISPUTE = 0          # 0 one_up, 1 down_up
+STAKES = 1
+EXHAUSTED = 2        # see EXHAUSTED_CODES
+PICKUP_TO = 3        # 0 bottom, 1 won_pile
+REFILL = 4           # 0 turn_over, 1 shuffle
+ORDER = 5            # see ORDER_CODES
+NEW_TOUR = 6
+CYCLES = 7           # rules.cycle_detection
+MAX_ROUNDS = 8
+MISERE = 9
+SPECIAL = 10         # weakest_beats_ace in effect (weakest != ace)
+WEAKEST = 11
+ACE = 12
+WEAKEST_WINS = 13    # cycle_rule: weakest_wins
+N_PARAMS = 14
+
+EXHAUSTED_CODES = {"takes_pot": 0, "earliest_wins": 1, "drops_out": 2, "discard": 3, "draw": 4}
+ORDER_CODES = {"table": 0, "by_seat": 1, "winner_first": 2, "loser_first": 3, "high_first": 4,
+               "low_first": 5, "natural": 6, "shuffled": 7}
+
+# Classic outcomes as the core writes them.
+WIN, DRAW, CYCLE, CAPPED = 0, 1, 2, 3
+OUTCOME_NAMES = ("win", "draw", "cycle", "capped")
+
+
+def strength_table(rules: Rules) -> np.ndarray:
+    """Strength of each card id (``uint8``)."""
+    strength, _, _ = strengths(rules.deck, weakest_beats_ace=rules.weakest_beats_ace)
+    return np.asarray(strength, dtype=np.uint8)
+
+
+def params(rules: Rules) -> np.ndarray:
+    """The rules as an int64 vector indexed by the constants above."""
+    _, weakest, ace = strengths(rules.deck, weakest_beats_ace=rules.weakest_beats_ace)
+    if rules.mode == "classic" and rules.pickup_order == "agent":
+        raise InvalidRulesError("pickup_order: agent is not supported by the batch core (an "
+                                "agent chooses each pickup); play such games with the "
+                                "reference engine")
+    p = np.zeros(N_PARAMS, dtype=np.int64)
+    p[DISPUTE] = rules.dispute == "down_up"
+    p[STAKES] = rules.stakes
+    p[EXHAUSTED] = EXHAUSTED_CODES[rules.dispute_exhausted]
+    p[PICKUP_TO] = rules.pickup_to == "won_pile"
+    p[REFILL] = rules.refill == "shuffle"
+    p[ORDER] = ORDER_CODES.get(rules.pickup_order, 0)
+    p[NEW_TOUR] = rules.new_tour_on_elimination
+    p[CYCLES] = rules.cycle_detection
+    p[MAX_ROUNDS] = rules.max_rounds
+    p[MISERE] = rules.misere
+    p[SPECIAL] = rules.weakest_beats_ace and weakest != ace
+    p[WEAKEST] = weakest
+    p[ACE] = ace
+    p[WEAKEST_WINS] = rules.cycle_rule == "weakest_wins"
+    return p
+
+
+def ring_size(deck_size: int) -> int:
+    """The power of two (at least 64) that holds every card of the deck."""
+    cap = 64
+    while cap < deck_size:
+        cap *= 2
+    return cap
+
+
+def seats_array(rules: Rules, seats_list: Sequence[Sequence[Sequence[int]]]
+                ) -> tuple[np.ndarray, np.ndarray]:
+    """Card ids of many games' seats to (strengths ``[G, P, n]`` padded with 0, lengths)."""
+    games = len(seats_list)
+    players = max(len(s) for s in seats_list)
+    width = max(1, max(len(c) for seats in seats_list for c in seats))
+    table = strength_table(rules)
+    out = np.zeros((games, players, width), dtype=np.uint8)
+    lengths = np.zeros((games, players), dtype=np.int32)
+    for g, seats in enumerate(seats_list):
+        for s, cards in enumerate(seats):
+            lengths[g, s] = len(cards)
+            out[g, s, :len(cards)] = table[np.asarray(cards, dtype=np.int64)]
+    return out, lengths

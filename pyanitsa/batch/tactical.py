@@ -1,0 +1,153 @@
+"""The compiled tactical core (RULES.md §3): plays ordered hands to scores.
+
+Only counts matter for the result (a копилка's score is its size), so a split gives each tied
+player ``pot // k`` and ``pot % k`` cards leave the game.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit, prange
+
+from pyanitsa.batch.classic import PMAX, top_set
+from pyanitsa.batch.rng import deal_into, derive_seed1
+
+# columns of a result row: then scores, then the winner mask
+T_ROUNDS, T_SHOWDOWNS, T_REMOVED, T_NWIN = 0, 1, 2, 3
+N_TRESULT = 4
+
+
+@njit(cache=True)
+def play_hands(hands, lens, players, special, weakest, ace, wwins, misere, scores, wins, out,
+               row, nxt, played, cont, faces, idx, holders):
+    """Play one game: ``hands[s, :lens[s]]`` strengths, first played first.
+
+    Writes ``scores[row, :players]``, the winner mask ``wins[row]`` and
+    ``out[row] = rounds, showdowns, removed, number of winners``.
+    """
+    for s in range(players):
+        nxt[s] = 0
+        scores[row, s] = 0
+    rounds = 0
+    showdowns = 0
+    removed = 0
+    while True:
+        nh = 0
+        for s in range(players):
+            if nxt[s] < lens[s]:
+                holders[nh] = s
+                nh += 1
+        if nh <= 1:
+            for j in range(nh):
+                s = holders[j]
+                scores[row, s] += lens[s] - nxt[s]
+                nxt[s] = lens[s]
+            break
+        rounds += 1
+        for s in range(players):
+            played[s] = 0
+        pot = 0
+        nc = nh
+        for j in range(nh):
+            cont[j] = holders[j]
+        while True:
+            for j in range(nc):
+                s = cont[j]
+                faces[j] = hands[s, nxt[s]]
+                nxt[s] += 1
+                played[s] += 1
+            pot += nc
+            showdowns += 1
+            ntop = top_set(faces, nc, idx, special, weakest, ace, wwins)
+            if ntop < 0:
+                for s in range(players):
+                    scores[row, s] += played[s]
+                break
+            if ntop == 1:
+                scores[row, cont[idx[0]]] += pot
+                break
+            empty = False
+            for j in range(ntop):
+                cont[j] = cont[idx[j]]
+                if nxt[cont[j]] >= lens[cont[j]]:
+                    empty = True
+            nc = ntop
+            if empty:
+                share = pot // nc
+                for j in range(nc):
+                    scores[row, cont[j]] += share
+                removed += pot - share * nc
+                break
+    best = scores[row, 0]
+    for s in range(1, players):
+        v = scores[row, s]
+        if (v < best) if misere else (v > best):
+            best = v
+    nwin = 0
+    for s in range(players):
+        win = scores[row, s] == best
+        wins[row, s] = win
+        nwin += win
+    out[row, T_ROUNDS] = rounds
+    out[row, T_SHOWDOWNS] = showdowns
+    out[row, T_REMOVED] = removed
+    out[row, T_NWIN] = nwin
+
+
+@njit(cache=True)
+def play_many(hands, lens, players, special, weakest, ace, wwins, misere):
+    """Games ``hands[G, P, n]`` (strengths) with ``lens[G, P]``; ``players[G]`` seats each."""
+    games = hands.shape[0]
+    scores = np.zeros((games, PMAX), np.int64)
+    wins = np.zeros((games, PMAX), np.bool_)
+    out = np.zeros((games, N_TRESULT), np.int64)
+    nxt = np.zeros(PMAX, np.int64)
+    played = np.zeros(PMAX, np.int64)
+    cont = np.zeros(PMAX, np.int64)
+    faces = np.zeros(PMAX, np.uint8)
+    idx = np.zeros(PMAX, np.int64)
+    holders = np.zeros(PMAX, np.int64)
+    for i in range(games):
+        play_hands(hands[i], lens[i], players[i], special, weakest, ace, wwins, misere, scores,
+                   wins, out, i, nxt, played, cont, faces, idx, holders)
+    return scores, wins, out
+
+
+@njit(cache=True)
+def simulate_range(strength, players, dealer_fixed, seed, first, count_, special, weakest, ace,
+                   wwins, misere, scores, wins, out, row0):
+    deck = strength.shape[0]
+    rng = np.zeros(1, np.uint64)
+    cards = np.zeros(deck, np.int64)
+    seat_cards = np.zeros((PMAX, deck), np.int64)
+    seat_len = np.zeros(PMAX, np.int64)
+    hands = np.zeros((PMAX, deck), np.uint8)
+    nxt = np.zeros(PMAX, np.int64)
+    played = np.zeros(PMAX, np.int64)
+    cont = np.zeros(PMAX, np.int64)
+    faces = np.zeros(PMAX, np.uint8)
+    idx = np.zeros(PMAX, np.int64)
+    holders = np.zeros(PMAX, np.int64)
+    for i in range(count_):
+        rng[0] = derive_seed1(seed, first + i)
+        deal_into(rng, players, deck, True, dealer_fixed, cards, seat_cards, seat_len)
+        for s in range(players):
+            for j in range(seat_len[s]):
+                hands[s, j] = strength[seat_cards[s, j]]
+        play_hands(hands, seat_len, players, special, weakest, ace, wwins, misere, scores, wins,
+                   out, row0 + i, nxt, played, cont, faces, idx, holders)
+
+
+@njit(cache=True, parallel=True)
+def simulate_chunks(strength, players, dealer_fixed, seed, first, games, chunk, special, weakest,
+                    ace, wwins, misere):
+    scores = np.zeros((games, PMAX), np.int64)
+    wins = np.zeros((games, PMAX), np.bool_)
+    out = np.zeros((games, N_TRESULT), np.int64)
+    nchunks = (games + chunk - 1) // chunk
+    for c in prange(nchunks):
+        lo = c * chunk
+        n = min(chunk, games - lo)
+        simulate_range(strength, players, dealer_fixed, seed, first + lo, n, special, weakest,
+                       ace, wwins, misere, scores, wins, out, lo)
+    return scores, wins, out
