@@ -138,3 +138,12 @@ def play_game(rules: Rules, agents: Sequence[Agent], seed: int, *, log: bool = F
     record = Record(rules, dealt.seats, dealer=dealt.dealer, decisions=decisions,
                     seed=play_seed)
     return GameOutcome(record, result, classic.events)
+
+
+def play_specs(rules: Rules, specs: Sequence[str], seed: int, *, log: bool = False,
+               time_limit: float | None = None) -> GameOutcome:
+    """:func:`play_game` with agents named by spec strings (the CLI's ``--agents``)."""
+    from pyanitsa.agents.specs import make_agent
+
+    return play_game(rules, [make_agent(s) for s in specs], seed, log=log,
+                     time_limit=time_limit)

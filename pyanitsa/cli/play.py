@@ -5,9 +5,11 @@ from __future__ import annotations
 import argparse
 import json
 
+from pyanitsa.cli import CliError
 from pyanitsa.cli.rules_args import add_rules_arguments, rules_from_args
 from pyanitsa.dealing import deal
 from pyanitsa.events import format_round
+from pyanitsa.hooks import hook, split_specs
 from pyanitsa.records import Record
 from pyanitsa.results import ClassicResult, Result, TacticalResult
 from pyanitsa.rng import Rng
@@ -19,7 +21,14 @@ def register(sub: argparse._SubParsersAction) -> None:
                        description="Deal one game from a seed and play it. Tactical hands are "
                                    "played in the order dealt (a uniformly random order).")
     add_rules_arguments(p)
-    p.add_argument("--players", type=int, default=2, help="seats, 2..8 (default 2)")
+    p.add_argument("--players", type=int, default=None,
+                   help="seats, 2..8 (default: one per agent, else 2)")
+    p.add_argument("--agents", metavar="SPEC,...",
+                   help="an agent per seat, e.g. human,mc_search or descending,"
+                        "'mc_search(samples=200)'; tactical hands are then ordered by the "
+                        "agents and classic pickups too with pickup_order=agent")
+    p.add_argument("--time-limit", type=float, default=None, metavar="SECONDS",
+                   help="the most an agent may take per decision")
     p.add_argument("--seed", type=int, default=0, help="the game's seed (default 0)")
     p.add_argument("--json", action="store_true",
                    help='print {"record": ..., "result": ...} instead of the log')
@@ -36,14 +45,27 @@ def deal_record(rules: Rules, players: int, seed: int) -> Record:
 
 def run(args: argparse.Namespace) -> int:
     rules = rules_from_args(args)
-    record = deal_record(rules, args.players, args.seed)
-    result, events = record.play_logged()
+    specs = split_specs(args.agents) if args.agents else None
+    players = args.players if args.players is not None else len(specs) if specs else 2
+    if specs is not None and len(specs) != players:
+        raise CliError(f"--agents: {len(specs)} agents for {players} seats")
+    if specs is None:
+        if rules.pickup_order == "agent":
+            raise CliError("pickup_order: agent needs --agents (one per seat)")
+        record = deal_record(rules, players, args.seed)
+        result, events = record.play_logged()
+    else:
+        outcome = hook("play_game")(rules, specs, args.seed, log=True,
+                                    time_limit=args.time_limit)
+        record, result, events = outcome.record, outcome.result, outcome.events
     if args.json:
         print(json.dumps({"record": record.to_json(), "result": result.to_json()},
                          ensure_ascii=False))
         return 0
     deck = rules.deck
-    print(f"{rules.mode} game, deck {deck}, {args.players} players, seed {args.seed}")
+    print(f"{rules.mode} game, deck {deck}, {players} players, seed {args.seed}")
+    if specs is not None:
+        print("agents: " + ", ".join(f"P{i} {s}" for i, s in enumerate(specs)))
     options = rules.to_options()
     if options:
         print("rules: " + ", ".join(f"{k}={v}" for k, v in options.items()))
