@@ -1,0 +1,221 @@
+"""Exhaustive two-player enumeration on the batch core, in parallel and in constant memory.
+
+The same deals, in the same order, as :func:`pyanitsa.enumeration.distinct_deals`:
+arrangements of the deck's rank values in lexicographic order, cut in half, seat 0 taking the
+first half, an arrangement kept only when its first half is not greater than its second (even
+deck sizes). The arrangements are split into chunks of consecutive ranks; each chunk starts from
+its unranked first arrangement and steps with next-permutation, so memory stays constant. Chunk
+statistics are merged in enumeration order, an earlier chunk's longest game winning ties, so the
+result is :func:`pyanitsa.enumeration.enumerate_deals`'s exactly, for any number of workers.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable
+
+import numpy as np
+from numba import njit, prange
+
+from pyanitsa.batch.api import set_workers
+from pyanitsa.batch.classic import N_RESULT, PMAX, R_OUTCOME, R_ROUNDS, R_SHOWDOWNS, R_WINNER
+from pyanitsa.batch.classic import make_work, play_game
+from pyanitsa.batch.encode import CAPPED, CYCLE, DRAW, params, ring_size
+from pyanitsa.cards import strengths
+from pyanitsa.enumeration import DealStats, Longest, arrangements, check_enumerable, stacks_for
+from pyanitsa.errors import InvalidRulesError
+from pyanitsa.rules import Rules
+
+# chunk statistics
+S_DEALS, S_CYCLES, S_CAPPED, S_DRAWS, S_WIN0, S_WIN1, S_FINISHED = 0, 1, 2, 3, 4, 5, 6
+S_ROUNDS, S_SHOWDOWNS, S_FOUND, S_LSHOW, S_LROUNDS = 7, 8, 9, 10, 11
+N_STATS = 12
+
+DEFAULT_CHUNK = 1 << 15
+
+
+@njit(cache=True)
+def next_permutation(a):
+    n = a.shape[0]
+    i = n - 2
+    while i >= 0 and a[i] >= a[i + 1]:
+        i -= 1
+    if i < 0:
+        return False
+    j = n - 1
+    while a[j] <= a[i]:
+        j -= 1
+    t = a[i]
+    a[i] = a[j]
+    a[j] = t
+    lo = i + 1
+    hi = n - 1
+    while lo < hi:
+        t = a[lo]
+        a[lo] = a[hi]
+        a[hi] = t
+        lo += 1
+        hi -= 1
+    return True
+
+
+@njit(cache=True)
+def enumerate_chunk(prm, lut, start, count_, fold, dealer, cap, stats, longest):
+    """Play the deals among ``count_`` arrangements from ``start``; fill ``stats``/``longest``."""
+    n = start.shape[0]
+    half = (n + 1) // 2
+    perm = start.copy()
+    w = make_work(cap)
+    rng = np.zeros(1, np.uint64)
+    init = np.zeros((2, cap), np.uint8)
+    ilen = np.zeros(2, np.int64)
+    ilen[0] = half
+    ilen[1] = n - half
+    out = np.zeros((1, N_RESULT), np.int64)
+    out_elim = np.zeros((1, PMAX), np.int64)
+    for it in range(count_):
+        if it > 0:
+            next_permutation(perm)
+        if fold:
+            keep = True
+            for i in range(half):
+                a = perm[i]
+                b = perm[half + i]
+                if a != b:
+                    keep = a < b
+                    break
+            if not keep:
+                continue
+        for i in range(half):
+            init[0, i] = lut[perm[i]]
+        for i in range(n - half):
+            init[1, i] = lut[perm[half + i]]
+        play_game(w, prm, 2, init, ilen, dealer, rng, out, 0, out_elim)
+        stats[S_DEALS] += 1
+        outcome = out[0, R_OUTCOME]
+        if outcome == CYCLE:
+            stats[S_CYCLES] += 1
+            continue
+        if outcome == CAPPED:
+            stats[S_CAPPED] += 1
+            continue
+        if outcome == DRAW:
+            stats[S_DRAWS] += 1
+        elif out[0, R_WINNER] == 0:
+            stats[S_WIN0] += 1
+        else:
+            stats[S_WIN1] += 1
+        stats[S_FINISHED] += 1
+        r = out[0, R_ROUNDS]
+        s = out[0, R_SHOWDOWNS]
+        stats[S_ROUNDS] += r
+        stats[S_SHOWDOWNS] += s
+        if (stats[S_FOUND] == 0 or s > stats[S_LSHOW]
+                or (s == stats[S_LSHOW] and r > stats[S_LROUNDS])):
+            stats[S_FOUND] = 1
+            stats[S_LSHOW] = s
+            stats[S_LROUNDS] = r
+            for i in range(n):
+                longest[i] = perm[i]
+
+
+@njit(cache=True, parallel=True)
+def enumerate_chunks(prm, lut, starts, counts, fold, dealer, cap):
+    chunks = starts.shape[0]
+    stats = np.zeros((chunks, N_STATS), np.int64)
+    longest = np.zeros(starts.shape, np.int64)
+    for c in prange(chunks):
+        enumerate_chunk(prm, lut, starts[c], counts[c], fold, dealer, cap, stats[c], longest[c])
+    return stats, longest
+
+
+def unrank(values: list[int], rank: int) -> list[int]:
+    """The arrangement of the multiset ``values`` at lexicographic position ``rank``."""
+    counts = Counter(values)
+    keys = sorted(counts)
+    n = len(values)
+    total = arrangements_of(counts)
+    out = []
+    for _ in range(len(values)):
+        for v in keys:
+            if not counts[v]:
+                continue
+            with_v = total * counts[v] // n
+            if rank < with_v:
+                out.append(v)
+                counts[v] -= 1
+                total = with_v
+                n -= 1
+                break
+            rank -= with_v
+    return out
+
+
+def arrangements_of(counts: Counter) -> int:
+    from math import factorial
+    total = factorial(sum(counts.values()))
+    for c in counts.values():
+        total //= factorial(c)
+    return total
+
+
+def enumerate_batch(rules: Rules, *, workers: int | None = None, chunk: int = DEFAULT_CHUNK,
+                    progress: Callable[[int], None] | None = None) -> DealStats:
+    """:func:`pyanitsa.enumeration.enumerate_deals` on the batch core (the same result).
+
+    ``workers`` threads (default: every core); ``progress(n)`` gets the deals done since its
+    last call.
+    """
+    check_enumerable(rules)
+    deck = rules.deck
+    dealer = rules.dealer if rules.dealer != "random" else 0
+    if dealer > 1:
+        raise InvalidRulesError(f"dealer: seat {dealer} does not exist with 2 seats")
+    n_threads = set_workers(workers)
+    prm = params(rules)
+    strength, _, _ = strengths(deck, weakest_beats_ace=rules.weakest_beats_ace)
+    lut = np.zeros(max(deck.values) + 1, dtype=np.uint8)
+    for card, v in enumerate(deck.values):
+        lut[v] = strength[card]
+    values = sorted(deck.values)
+    fold = len(values) % 2 == 0
+    total = arrangements(deck)
+    cap = ring_size(deck.size)
+    per_call = max(1, 4 * n_threads)
+    stats = DealStats()
+    best: tuple[int, int] | None = None
+    best_perm: list[int] | None = None
+    lo = 0
+    while lo < total:
+        ranks = list(range(lo, min(total, lo + per_call * chunk), chunk))
+        starts = np.array([unrank(values, r) for r in ranks], dtype=np.int64)
+        counts = np.array([min(chunk, total - r) for r in ranks], dtype=np.int64)
+        part, longest = enumerate_chunks(prm, lut, starts, counts, fold, dealer, cap)
+        done = 0
+        for c in range(len(ranks)):
+            row = part[c]
+            stats.deals += int(row[S_DEALS])
+            stats.cycles += int(row[S_CYCLES])
+            stats.capped += int(row[S_CAPPED])
+            stats.draws += int(row[S_DRAWS])
+            stats.wins[0] += int(row[S_WIN0])
+            stats.wins[1] += int(row[S_WIN1])
+            stats.finished += int(row[S_FINISHED])
+            stats.rounds_sum += int(row[S_ROUNDS])
+            stats.showdowns_sum += int(row[S_SHOWDOWNS])
+            done += int(row[S_DEALS])
+            if row[S_FOUND]:
+                key = (int(row[S_LSHOW]), int(row[S_LROUNDS]))
+                if best is None or key > best:
+                    best = key
+                    best_perm = [int(x) for x in longest[c]]
+        if progress is not None:
+            progress(done)
+        lo += per_call * chunk
+    if best is not None:
+        assert best_perm is not None
+        half = (len(values) + 1) // 2
+        stacks = stacks_for(deck, (best_perm[:half], best_perm[half:]))
+        stats.longest = Longest(best[1], best[0], tuple(tuple(deck.cards_json(s))
+                                                        for s in stacks))
+    return stats

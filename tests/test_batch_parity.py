@@ -1,0 +1,173 @@
+"""The batch core against the reference engine: random records over every option, the
+conformance vectors, seeded simulations with one and two workers, and enumeration."""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from pyanitsa.cards import Deck
+from pyanitsa.cli.play import deal_record
+from pyanitsa.enumeration import enumerate_deals
+from pyanitsa.records import Record
+from pyanitsa.rng import derive_seed
+from pyanitsa.rules import Rules
+
+batch = pytest.importorskip("pyanitsa.batch")
+
+VECTORS = Path(__file__).resolve().parents[1].parent / "shared" / "conformance" / "vectors.jsonl"
+
+PICKUP_ORDERS = ("table", "by_seat", "winner_first", "loser_first", "high_first", "low_first",
+                 "natural", "shuffled")
+
+
+def random_deck(rnd: random.Random) -> Deck:
+    if rnd.random() < 0.3:
+        return Deck.standard(rnd.choice(["36", "32", "52", "54"]))
+    return Deck.research(rnd.randint(1, 13), rnd.randint(1, 4), rnd.choice([0, 0, 0, 1, 2]))
+
+
+def random_rules(rnd: random.Random, mode: str) -> Rules:
+    deck = random_deck(rnd)
+    opts: dict = {"weakest_beats_ace": rnd.random() < 0.4,
+                  "cycle_rule": rnd.choice(["void", "weakest_wins"]),
+                  "misere": rnd.random() < 0.15}
+    if mode == "classic":
+        opts["dispute"] = rnd.choice(["one_up", "down_up"])
+        if opts["dispute"] == "down_up":
+            opts["stakes"] = rnd.randint(1, 3)
+        opts["dispute_exhausted"] = rnd.choice(["takes_pot", "earliest_wins", "drops_out",
+                                                "discard", "draw"])
+        opts["pickup_to"] = rnd.choice(["bottom", "won_pile"])
+        if opts["pickup_to"] == "won_pile" and rnd.random() < 0.25:
+            opts["refill"] = "shuffle"
+        opts["pickup_order"] = rnd.choice(PICKUP_ORDERS)
+        opts["new_tour_on_elimination"] = rnd.random() < 0.3
+        opts["detect_cycles"] = rnd.random() < 0.85
+        opts["max_rounds"] = rnd.choice([1, 5, 40, 150, 400, 1500])
+        opts["deal"] = rnd.choice(["all", "equal"])
+    return Rules.from_options(opts, mode=mode, deck=deck)
+
+
+def random_record(rnd: random.Random) -> Record:
+    mode = "classic" if rnd.random() < 0.7 else "tactical"
+    rules = random_rules(rnd, mode)
+    while rules.deck.size < 2:
+        rules = random_rules(rnd, mode)
+    players = rnd.randint(2, min(8, rules.deck.size))
+    if rnd.random() < 0.6:  # a seeded deal, as `pyanitsa play` makes them
+        rules = rules.replace(dealer=rnd.choice(["random", rnd.randrange(players)]))
+        return deal_record(rules, players, rnd.getrandbits(64))
+    # explicit seats: a random subset of the deck, uneven lengths
+    cards = list(range(rules.deck.size))
+    rnd.shuffle(cards)
+    cards = cards[:rnd.randint(players, len(cards))]
+    cuts = sorted(rnd.sample(range(1, len(cards)), players - 1))
+    seats = tuple(tuple(cards[a:b]) for a, b in zip([0, *cuts], [*cuts, len(cards)],
+                                                     strict=True))
+    if mode == "tactical":
+        return Record(rules, seats)
+    seed = rnd.getrandbits(64) if rules.random_play else None
+    return Record(rules, seats, dealer=rnd.randrange(players), seed=seed)
+
+
+def check_parity(records: list[Record]) -> None:
+    got = batch.play_records(records)
+    for rec, res in zip(records, got, strict=True):
+        want = rec.play()
+        assert res == want, f"{rec.dumps()}\nbatch: {res.to_json()}\nreference: {want.to_json()}"
+
+
+def test_random_records_parity() -> None:
+    rnd = random.Random(20240601)
+    check_parity([random_record(rnd) for _ in range(3000)])
+
+
+@pytest.mark.slow
+def test_random_records_parity_many() -> None:
+    rnd = random.Random(99)
+    check_parity([random_record(rnd) for _ in range(30000)])
+
+
+def test_cycles_at_and_near_the_cap() -> None:
+    """Cycles that close just before, at and after max_rounds (Brent's late detection)."""
+    rnd = random.Random(5)
+    records = []
+    for _ in range(300):
+        deck = Deck.research(rnd.randint(2, 5), rnd.randint(1, 3))
+        rules = Rules.from_options({"pickup_order": rnd.choice(PICKUP_ORDERS[:7]),
+                                    "max_rounds": rnd.randint(1, 120),
+                                    "pickup_to": rnd.choice(["bottom", "won_pile"])},
+                                   deck=deck)
+        records.append(deal_record(rules, 2, rnd.getrandbits(32)))
+    check_parity(records)
+    assert any(r.outcome == "cycle" for r in batch.play_records(records))
+
+
+def test_conformance_vectors() -> None:
+    vectors = [json.loads(line) for line in VECTORS.read_text().splitlines() if line.strip()]
+    records = [Record.from_json(v["record"]) for v in vectors]
+    usable = [(r, v) for r, v in zip(records, vectors, strict=True)
+              if not (r.mode == "classic" and r.rules.pickup_order == "agent")]
+    got = batch.play_records([r for r, _ in usable])
+    for (_, v), res in zip(usable, got, strict=True):
+        assert res.to_json() == v["expected"]
+
+
+def test_agent_pickup_is_refused() -> None:
+    from pyanitsa.errors import InvalidRulesError
+    rules = Rules.from_options({"pickup_order": "agent"})
+    rec = Record(rules, ((0, 1), (2, 3)), dealer=0, decisions=())
+    with pytest.raises(InvalidRulesError, match="agent"):
+        batch.play_records([rec])
+
+
+@pytest.mark.parametrize(("spec", "players"), [
+    ({"preset": "war-52", "pickup_order": "winner_first"}, 2),
+    ({"preset": "war-52", "pickup_order": "shuffled"}, 3),
+    ({"preset": "classic-ru", "refill": "shuffle"}, 4),
+    ({"preset": "classic-ua", "deal": "equal", "dealer": 1}, 5),
+    ({"preset": "tactical"}, 2),
+    ({"preset": "tactical-52", "weakest_beats_ace": True}, 5),
+])
+def test_simulate_matches_reference_and_workers(spec: dict, players: int) -> None:
+    rules = Rules.from_options(spec)
+    one = batch.simulate(rules, players, 600, seed=11, workers=1)
+    two = batch.simulate(rules, players, 600, seed=11, workers=2)
+    assert one.summary() | {"seconds": 0} == two.summary() | {"seconds": 0}
+    for arr in ("rounds", "showdowns", "outcome", "winner"):
+        assert np.array_equal(getattr(one, arr), getattr(two, arr))
+    for i in range(0, 600, 37):
+        want = deal_record(rules, players, derive_seed(11, i)).play()
+        assert want.rounds == one.rounds[i] and want.showdowns == one.showdowns[i]
+        assert (want.winner if rules.mode == "classic" else
+                (want.winners[0] if len(want.winners) == 1 else -1)) in (one.winner[i], None)
+
+
+def test_tactical_scores_matches_reference() -> None:
+    rules = Rules.default("tactical").replace(weakest_beats_ace=True)
+    rnd = np.random.default_rng(3)
+    hands = np.stack([rnd.permutation(36).reshape(3, 12) for _ in range(500)])
+    out = batch.tactical_scores(rules, hands)
+    for g in range(0, 500, 7):
+        want = Record(rules, tuple(tuple(int(c) for c in h) for h in hands[g])).play()
+        assert tuple(out.scores[g]) == want.scores
+        assert tuple(np.flatnonzero(out.winners[g])) == want.winners
+        assert out.rounds[g] == want.rounds and out.removed[g] == want.removed
+
+
+@pytest.mark.parametrize("deck", ["ranks=3,suits=4", "ranks=4,suits=2", "ranks=5,suits=1",
+                                  "ranks=3,suits=3"])
+@pytest.mark.parametrize("options", [{}, {"pickup_order": "natural",
+                                          "dispute_exhausted": "discard"},
+                                     {"preset": "war-52", "pickup_order": "loser_first"}])
+def test_enumerate_matches_reference(deck: str, options: dict) -> None:
+    from pyanitsa.batch.enumerate import enumerate_batch
+    rules = Rules.from_options(options, deck=deck)
+    want = enumerate_deals(rules).to_json()
+    got = enumerate_batch(rules, workers=2, chunk=97).to_json()
+    assert got == want
