@@ -16,8 +16,6 @@ the cap?), so the result is the reference engine's in every case.
 
 from __future__ import annotations
 
-from collections import namedtuple
-
 import numpy as np
 from numba import njit, prange
 
@@ -53,56 +51,63 @@ TAKEN, VOID, DISCARD, DRAWN = 0, 1, 2, 3
 R_OUTCOME, R_WINNER, R_ROUNDS, R_SHOWDOWNS, R_NELIM, R_CSTART, R_CLEN = 0, 1, 2, 3, 4, 5, 6
 N_RESULT = 7
 
-Work = namedtuple("Work", "stk head scnt pile pcnt g elim tc to ts order cont faces idx buf key")
+# rows of the per-copy counters ``cnt[k, row, seat]``
+HEAD, SCNT, PCNT, ELIM = 0, 1, 2, 3
+# rows of the table scratch ``tab[row, j]`` and of the small scratch ``sm[row, i]``
+TC, TO, TS, KEY = 0, 1, 2, 3
+ORD, CONT, FACE, IDX = 0, 1, 2, 3
+
+# A game's arrays are passed one by one (a tuple of arrays as an argument costs a reference
+# count per member per call, which made every card move ~100x slower):
+#   stk  uint8[COPIES, PMAX, cap]   stacks as rings, top at cnt[k, HEAD, s]
+#   pile uint8[COPIES, PMAX, cap]   won piles, first card put on it first
+#   cnt  int64[COPIES, 4, PMAX]     HEAD, SCNT (stack size), PCNT (pile size), ELIM (out order)
+#   g    int64[COPIES, 8]           LEADER, ROUNDS, SHOWDOWNS, NELIM, OUTCOME, WINNER
+#   tab  int64[4, cap]              the table: card, owner, dispute step, sort key
+#   sm   int64[4, PMAX]             play order, contenders, faces, top-set indices
+#   buf  uint8[cap]                 pickup scratch
 
 
 @njit(cache=True)
 def make_work(cap):
     """Scratch for one game at a time; ``cap`` is a power of two >= the deck size."""
-    return Work(np.zeros((COPIES, PMAX, cap), np.uint8), np.zeros((COPIES, PMAX), np.int64),
-                np.zeros((COPIES, PMAX), np.int64), np.zeros((COPIES, PMAX, cap), np.uint8),
-                np.zeros((COPIES, PMAX), np.int64), np.zeros((COPIES, 8), np.int64),
-                np.zeros((COPIES, PMAX), np.int64), np.zeros(cap, np.uint8),
-                np.zeros(cap, np.int64), np.zeros(cap, np.int64), np.zeros(PMAX, np.int64),
-                np.zeros(PMAX, np.int64), np.zeros(PMAX, np.uint8), np.zeros(PMAX, np.int64),
-                np.zeros(cap, np.uint8), np.zeros(cap, np.int64))
+    return (np.zeros((COPIES, PMAX, cap), np.uint8), np.zeros((COPIES, PMAX, cap), np.uint8),
+            np.zeros((COPIES, 4, PMAX), np.int64), np.zeros((COPIES, 8), np.int64),
+            np.zeros((4, cap), np.int64), np.zeros((4, PMAX), np.int64),
+            np.zeros(cap, np.uint8))
 
 
-@njit(cache=True, inline="always")
-def count(w, k, s):
-    return w.scnt[k, s] + w.pcnt[k, s]
 
-
-@njit(cache=True)
-def take(w, k, s, mask, refill_shuffle, rng):
+@njit(cache=True, _nrt=False, inline="always")
+def take(stk, pile, cnt, k, s, mask, refill_shuffle, rng):
     """The top card of a stack, turning the won pile over (or shuffling it) when it is empty."""
-    if w.scnt[k, s] == 0:
-        n = w.pcnt[k, s]
+    if cnt[k, SCNT, s] == 0:
+        n = cnt[k, PCNT, s]
         if refill_shuffle:
-            shuffle(w.pile[k, s], n, rng)
+            shuffle(pile[k, s], n, rng)
         for i in range(n):
-            w.stk[k, s, i] = w.pile[k, s, i]
-        w.head[k, s] = 0
-        w.scnt[k, s] = n
-        w.pcnt[k, s] = 0
-    h = w.head[k, s]
-    c = w.stk[k, s, h]
-    w.head[k, s] = (h + 1) & mask
-    w.scnt[k, s] -= 1
+            stk[k, s, i] = pile[k, s, i]
+        cnt[k, HEAD, s] = 0
+        cnt[k, SCNT, s] = n
+        cnt[k, PCNT, s] = 0
+    h = cnt[k, HEAD, s]
+    c = stk[k, s, h]
+    cnt[k, HEAD, s] = (h + 1) & mask
+    cnt[k, SCNT, s] -= 1
     return c
 
 
-@njit(cache=True, inline="always")
-def put(w, k, s, c, mask, to_pile):
+@njit(cache=True, _nrt=False, inline="always")
+def put(stk, pile, cnt, k, s, c, mask, to_pile):
     if to_pile:
-        w.pile[k, s, w.pcnt[k, s]] = c
-        w.pcnt[k, s] += 1
+        pile[k, s, cnt[k, PCNT, s]] = c
+        cnt[k, PCNT, s] += 1
     else:
-        w.stk[k, s, (w.head[k, s] + w.scnt[k, s]) & mask] = c
-        w.scnt[k, s] += 1
+        stk[k, s, (cnt[k, HEAD, s] + cnt[k, SCNT, s]) & mask] = c
+        cnt[k, SCNT, s] += 1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False, inline="always")
 def top_set(faces, n, idx, special, weakest, ace, weakest_wins):
     """Indices of the unbeaten faces into ``idx``; returns how many, or -1 for a void cycle."""
     best = faces[0]
@@ -135,91 +140,83 @@ def top_set(faces, n, idx, special, weakest, ace, weakest_wins):
     return m
 
 
-@njit(cache=True)
-def pickup(w, k, prm, winner, no, nt, mask, rng):
+@njit(cache=True, _nrt=False, inline="always")
+def pickup(stk, pile, cnt, tab, sm, buf, k, prm, winner, no, nt, mask, rng):
     """Put the table under the winner's stack (or on the won pile) in ``pickup_order``."""
     how = prm[ORDER]
     to_pile = prm[PICKUP_TO]
-    tc, to = w.tc, w.to
     if how == 0:
         for j in range(nt):
-            put(w, k, winner, tc[j], mask, to_pile)
+            put(stk, pile, cnt, k, winner, tab[TC, j], mask, to_pile)
     elif how == 1:
         for i in range(no):
-            s = w.order[i]
+            s = sm[ORD, i]
             for j in range(nt):
-                if to[j] == s:
-                    put(w, k, winner, tc[j], mask, to_pile)
+                if tab[TO, j] == s:
+                    put(stk, pile, cnt, k, winner, tab[TC, j], mask, to_pile)
     elif how == 2 or how == 3:
         first_mine = how == 2
         for half in range(2):
             mine = (half == 0) == first_mine
             for j in range(nt):
-                if (to[j] == winner) == mine:
-                    put(w, k, winner, tc[j], mask, to_pile)
+                if (tab[TO, j] == winner) == mine:
+                    put(stk, pile, cnt, k, winner, tab[TC, j], mask, to_pile)
     elif how == 7:
-        buf = w.buf
         for j in range(nt):
-            buf[j] = tc[j]
+            buf[j] = tab[TC, j]
         shuffle(buf, nt, rng)
         for j in range(nt):
-            put(w, k, winner, buf[j], mask, to_pile)
+            put(stk, pile, cnt, k, winner, buf[j], mask, to_pile)
     else:
-        # stable insertion sort of table positions by key
-        key = w.key
+        # stable insertion sort of the table by key
         for j in range(nt):
             if how == 4:
-                key[j] = -np.int64(tc[j])
+                tab[KEY, j] = -tab[TC, j]
             elif how == 5:
-                key[j] = np.int64(tc[j])
+                tab[KEY, j] = tab[TC, j]
             else:
-                key[j] = -(w.ts[j] * 256 + np.int64(tc[j]))
-        buf = w.buf
-        for j in range(nt):
-            buf[j] = tc[j]
+                tab[KEY, j] = -(tab[TS, j] * 256 + tab[TC, j])
+            buf[j] = tab[TC, j]
         for j in range(1, nt):
-            kj = key[j]
+            kj = tab[KEY, j]
             cj = buf[j]
             i = j - 1
-            while i >= 0 and key[i] > kj:
-                key[i + 1] = key[i]
+            while i >= 0 and tab[KEY, i] > kj:
+                tab[KEY, i + 1] = tab[KEY, i]
                 buf[i + 1] = buf[i]
                 i -= 1
-            key[i + 1] = kj
+            tab[KEY, i + 1] = kj
             buf[i + 1] = cj
         for j in range(nt):
-            put(w, k, winner, buf[j], mask, to_pile)
+            put(stk, pile, cnt, k, winner, buf[j], mask, to_pile)
 
 
-@njit(cache=True)
-def play_round(w, k, prm, players, rng):
+@njit(cache=True, _nrt=False, inline="always")
+def play_round(stk, pile, cnt, g, tab, sm, buf, k, prm, players, rng):
     """Play one round of copy ``k``; returns 1 if it ended the game (draw, misère), else 0."""
-    mask = w.stk.shape[2] - 1
-    g = w.g
+    mask = stk.shape[2] - 1
     refill_shuffle = prm[REFILL]
     to_pile = prm[PICKUP_TO]
     g[k, ROUNDS] += 1
     leader = g[k, LEADER]
-    order, cont, faces = w.order, w.cont, w.faces
-    tc, to, ts = w.tc, w.to, w.ts
     no = 0
     for i in range(players):
         s = leader + i
         if s >= players:
             s -= players
-        if w.scnt[k, s] + w.pcnt[k, s] > 0:
-            order[no] = s
+        if cnt[k, SCNT, s] + cnt[k, PCNT, s] > 0:
+            sm[ORD, no] = s
             no += 1
     nt = 0
     for i in range(no):
-        s = order[i]
-        c = take(w, k, s, mask, refill_shuffle, rng)
-        tc[nt] = c
-        to[nt] = s
-        ts[nt] = 0
+        s = sm[ORD, i]
+        c = take(stk, pile, cnt, k, s, mask, refill_shuffle, rng)
+        tab[TC, nt] = c
+        tab[TO, nt] = s
+        tab[TS, nt] = 0
         nt += 1
-        faces[i] = c
-        cont[i] = s
+        sm[FACE, i] = c
+        sm[CONT, i] = s
     nc = no
     g[k, SHOWDOWNS] += 1
     step = 0
@@ -231,21 +228,23 @@ def play_round(w, k, prm, players, rng):
     wwins = prm[WEAKEST_WINS]
     down_up = prm[DISPUTE]
     stakes = prm[STAKES]
+    faces = sm[FACE]
+    idx = sm[IDX]
     while True:
-        ntop = top_set(faces, nc, w.idx, special, weakest, ace, wwins)
+        ntop = top_set(faces, nc, idx, special, weakest, ace, wwins)
         if ntop < 0:
             end = VOID
             break
         if ntop == 1:
-            winner = cont[w.idx[0]]
+            winner = sm[CONT, idx[0]]
             break
         for j in range(ntop):
-            cont[j] = cont[w.idx[j]]
+            sm[CONT, j] = sm[CONT, idx[j]]
         nc = ntop
         first_empty = -1
         for j in range(nc):
-            s = cont[j]
-            if w.scnt[k, s] + w.pcnt[k, s] == 0:
+            s = sm[CONT, j]
+            if cnt[k, SCNT, s] + cnt[k, PCNT, s] == 0:
                 first_empty = s
                 break
         if first_empty >= 0:
@@ -254,7 +253,7 @@ def play_round(w, k, prm, players, rng):
                 winner = first_empty
                 break
             if ex == 1:
-                winner = cont[0]
+                winner = sm[CONT, 0]
                 break
             if ex == 3:
                 end = DISCARD
@@ -264,43 +263,43 @@ def play_round(w, k, prm, players, rng):
                 break
             m = 0
             for j in range(nc):
-                s = cont[j]
-                if w.scnt[k, s] + w.pcnt[k, s] > 0:
-                    cont[m] = s
+                s = sm[CONT, j]
+                if cnt[k, SCNT, s] + cnt[k, PCNT, s] > 0:
+                    sm[CONT, m] = s
                     m += 1
             nc = m
             if nc == 1:
-                winner = cont[0]
+                winner = sm[CONT, 0]
                 break
             if nc == 0:
                 end = DISCARD
                 break
         step += 1
         for j in range(nc):
-            s = cont[j]
+            s = sm[CONT, j]
             if down_up:
-                nd = min(stakes, w.scnt[k, s] + w.pcnt[k, s] - 1)
+                nd = min(stakes, cnt[k, SCNT, s] + cnt[k, PCNT, s] - 1)
                 for _ in range(nd):
-                    tc[nt] = take(w, k, s, mask, refill_shuffle, rng)
-                    to[nt] = s
-                    ts[nt] = step
+                    tab[TC, nt] = take(stk, pile, cnt, k, s, mask, refill_shuffle, rng)
+                    tab[TO, nt] = s
+                    tab[TS, nt] = step
                     nt += 1
-            c = take(w, k, s, mask, refill_shuffle, rng)
-            tc[nt] = c
-            to[nt] = s
-            ts[nt] = step
+            c = take(stk, pile, cnt, k, s, mask, refill_shuffle, rng)
+            tab[TC, nt] = c
+            tab[TO, nt] = s
+            tab[TS, nt] = step
             nt += 1
             faces[j] = c
         g[k, SHOWDOWNS] += 1
 
     if end == TAKEN:
-        pickup(w, k, prm, winner, no, nt, mask, rng)
+        pickup(stk, pile, cnt, tab, sm, buf, k, prm, winner, no, nt, mask, rng)
     elif end == VOID:
         for i in range(no):
-            s = order[i]
+            s = sm[ORD, i]
             for j in range(nt):
-                if to[j] == s:
-                    put(w, k, s, tc[j], mask, to_pile)
+                if tab[TO, j] == s:
+                    put(stk, pile, cnt, k, s, tab[TC, j], mask, to_pile)
     elif end == DRAWN:
         g[k, OUTCOME] = DRAW
         g[k, WINNER] = -1
@@ -308,9 +307,9 @@ def play_round(w, k, prm, players, rng):
     went = 0
     first_out = -1
     for i in range(no):
-        s = order[i]
-        if w.scnt[k, s] + w.pcnt[k, s] == 0:
-            w.elim[k, g[k, NELIM]] = s
+        s = sm[ORD, i]
+        if cnt[k, SCNT, s] + cnt[k, PCNT, s] == 0:
+            cnt[k, ELIM, g[k, NELIM]] = s
             g[k, NELIM] += 1
             went += 1
             if first_out < 0:
@@ -322,31 +321,30 @@ def play_round(w, k, prm, players, rng):
     if went and prm[NEW_TOUR]:
         leader = (leader + went) % players
     g[k, LEADER] = leader
-    if w.scnt[k, leader] + w.pcnt[k, leader] == 0:
-        pass_lead(w, k, players)
+    if cnt[k, SCNT, leader] + cnt[k, PCNT, leader] == 0:
+        pass_lead(cnt, g, k, players)
     return 0
 
 
-@njit(cache=True)
-def pass_lead(w, k, players):
-    leader = w.g[k, LEADER]
+@njit(cache=True, _nrt=False)
+def pass_lead(cnt, g, k, players):
+    leader = g[k, LEADER]
     for i in range(1, players + 1):
         s = (leader + i) % players
-        if w.scnt[k, s] + w.pcnt[k, s] > 0:
-            w.g[k, LEADER] = s
+        if cnt[k, SCNT, s] + cnt[k, PCNT, s] > 0:
+            g[k, LEADER] = s
             return
 
 
-@njit(cache=True)
-def end_check(w, k, players, max_rounds):
+@njit(cache=True, _nrt=False, inline="always")
+def end_check(cnt, g, k, players, max_rounds):
     """The end conditions of §2.8 but the cycle; returns the outcome, or -1 to go on."""
     alive = 0
     last = -1
     for s in range(players):
-        if w.scnt[k, s] + w.pcnt[k, s] > 0:
+        if cnt[k, SCNT, s] + cnt[k, PCNT, s] > 0:
             alive += 1
             last = s
-    g = w.g
     if alive == 1:
         g[k, OUTCOME] = WIN
         g[k, WINNER] = last
@@ -361,17 +359,16 @@ def end_check(w, k, players, max_rounds):
     return -1
 
 
-@njit(cache=True)
-def load(w, k, players, init, ilen, dealer):
+@njit(cache=True, _nrt=False)
+def load(stk, cnt, g, k, players, init, ilen, dealer):
     """Set copy ``k`` to the start of a game: stacks ``init[s, :ilen[s]]`` (top first)."""
     for s in range(players):
         n = ilen[s]
         for i in range(n):
-            w.stk[k, s, i] = init[s, i]
-        w.head[k, s] = 0
-        w.scnt[k, s] = n
-        w.pcnt[k, s] = 0
-    g = w.g
+            stk[k, s, i] = init[s, i]
+        cnt[k, HEAD, s] = 0
+        cnt[k, SCNT, s] = n
+        cnt[k, PCNT, s] = 0
     g[k, LEADER] = dealer
     g[k, ROUNDS] = 0
     g[k, SHOWDOWNS] = 0
@@ -379,134 +376,154 @@ def load(w, k, players, init, ilen, dealer):
     g[k, OUTCOME] = -1
     g[k, WINNER] = -1
     if ilen[dealer] == 0:
-        pass_lead(w, k, players)
+        pass_lead(cnt, g, k, players)
 
 
-@njit(cache=True)
-def copy_state(w, src, dst, players):
-    mask = w.stk.shape[2] - 1
+@njit(cache=True, _nrt=False)
+def copy_state(stk, pile, cnt, g, src, dst, players):
+    mask = stk.shape[2] - 1
     for s in range(players):
-        h = w.head[src, s]
-        n = w.scnt[src, s]
+        h = cnt[src, HEAD, s]
+        n = cnt[src, SCNT, s]
         for i in range(n):
-            w.stk[dst, s, i] = w.stk[src, s, (h + i) & mask]
-        w.head[dst, s] = 0
-        w.scnt[dst, s] = n
-        m = w.pcnt[src, s]
+            stk[dst, s, i] = stk[src, s, (h + i) & mask]
+        cnt[dst, HEAD, s] = 0
+        cnt[dst, SCNT, s] = n
+        m = cnt[src, PCNT, s]
         for i in range(m):
-            w.pile[dst, s, i] = w.pile[src, s, i]
-        w.pcnt[dst, s] = m
-        w.elim[dst, s] = w.elim[src, s]
-    for f in range(w.g.shape[1]):
-        w.g[dst, f] = w.g[src, f]
+            pile[dst, s, i] = pile[src, s, i]
+        cnt[dst, PCNT, s] = m
+        cnt[dst, ELIM, s] = cnt[src, ELIM, s]
+    for f in range(g.shape[1]):
+        g[dst, f] = g[src, f]
 
 
-@njit(cache=True)
-def same_position(w, a, b, players):
+@njit(cache=True, _nrt=False, inline="always")
+def same_position(stk, pile, cnt, g, a, b, players):
     """Whether copies ``a`` and ``b`` stand in the same position (§2.9)."""
-    if w.g[a, LEADER] != w.g[b, LEADER]:
+    if g[a, LEADER] != g[b, LEADER]:
         return False
     for s in range(players):
-        if w.scnt[a, s] != w.scnt[b, s] or w.pcnt[a, s] != w.pcnt[b, s]:
+        if cnt[a, SCNT, s] != cnt[b, SCNT, s] or cnt[a, PCNT, s] != cnt[b, PCNT, s]:
             return False
-    mask = w.stk.shape[2] - 1
+    mask = stk.shape[2] - 1
     for s in range(players):
-        ha = w.head[a, s]
-        hb = w.head[b, s]
-        for i in range(w.scnt[a, s]):
-            if w.stk[a, s, (ha + i) & mask] != w.stk[b, s, (hb + i) & mask]:
+        ha = cnt[a, HEAD, s]
+        hb = cnt[b, HEAD, s]
+        for i in range(cnt[a, SCNT, s]):
+            if stk[a, s, (ha + i) & mask] != stk[b, s, (hb + i) & mask]:
                 return False
-        for i in range(w.pcnt[a, s]):
-            if w.pile[a, s, i] != w.pile[b, s, i]:
+        for i in range(cnt[a, PCNT, s]):
+            if pile[a, s, i] != pile[b, s, i]:
                 return False
     return True
 
 
-@njit(cache=True)
-def find_start(w, prm, players, init, ilen, dealer, lam, rng):
-    """μ for a cycle of length ``lam``: copy 2 ends at round μ + λ. Returns μ."""
-    load(w, 1, players, init, ilen, dealer)
-    load(w, 2, players, init, ilen, dealer)
-    for _ in range(lam):
-        play_round(w, 2, prm, players, rng)
-    mu = 0
-    while not same_position(w, 1, 2, players):
-        play_round(w, 1, prm, players, rng)
-        play_round(w, 2, prm, players, rng)
-        mu += 1
-    w.g[2, OUTCOME] = CYCLE
-    w.g[2, WINNER] = -1
-    return mu
+# phases of play_game
+MAIN, LATE, ADVANCE, MU1, MU2 = 0, 1, 2, 3, 4
 
 
-@njit(cache=True)
-def play_game(w, prm, players, init, ilen, dealer, rng, out, row, out_elim):
-    """Play one game from its stacks and write its result row."""
-    load(w, 0, players, init, ilen, dealer)
+@njit(cache=True, _nrt=False)
+def play_game(stk, pile, cnt, g, tab, sm, buf, prm, players, init, ilen, dealer, rng, out,
+              row, out_elim):
+    """Play one game from its stacks and write its result row.
+
+    One loop with a single round call site (rounds are inlined; a call passing arrays costs
+    more than a round), run as a small state machine:
+
+    - MAIN plays copy 0 with the end checks and Brent's comparison against copy 3;
+    - LATE, at the cap with detection on, plays copy 1 on from the capped position to see if
+      it comes back (a cycle Brent would only have noticed after the cap);
+    - ADVANCE puts copy 2 λ rounds ahead of copy 1 (both from the start), then MU1/MU2 step
+      them together until they meet: at round μ of copy 1, copy 2 stands at round μ + λ.
+    """
+    load(stk, cnt, g, 0, players, init, ilen, dealer)
     detect = prm[CYCLES]
     max_rounds = prm[MAX_ROUNDS]
-    k = 0
+    k_res = 0
     cstart = -1
     clen = -1
     if detect:
-        copy_state(w, 0, 3, players)
+        copy_state(stk, pile, cnt, g, 0, 3, players)
     power = 1
     lam = 0
+    phase = MAIN
+    steps = 0
+    mu = 0
     while True:
-        code = end_check(w, 0, players, max_rounds)
-        if code >= 0:
-            if code == CAPPED and detect:
-                clen = late_cycle(w, prm, players, max_rounds, rng)
-                if clen > 0:
-                    mu = find_start(w, prm, players, init, ilen, dealer, clen, rng)
-                    if mu + clen < max_rounds:
-                        k = 2
-                        cstart = mu
-                    else:
-                        clen = -1
-            break
-        if detect and lam > 0:
-            if same_position(w, 0, 3, players):
-                cstart = find_start(w, prm, players, init, ilen, dealer, lam, rng)
-                clen = lam
-                k = 2
+        if phase == MAIN:
+            code = end_check(cnt, g, 0, players, max_rounds)
+            if code >= 0:
+                if code != CAPPED or not detect:
+                    break
+                copy_state(stk, pile, cnt, g, 0, 1, players)
+                steps = 0
+                phase = LATE
+                continue
+            if detect and lam > 0:
+                if same_position(stk, pile, cnt, g, 0, 3, players):
+                    clen = lam
+                    load(stk, cnt, g, 1, players, init, ilen, dealer)
+                    load(stk, cnt, g, 2, players, init, ilen, dealer)
+                    steps = 0
+                    phase = ADVANCE
+                    continue
+                if lam == power:
+                    copy_state(stk, pile, cnt, g, 0, 3, players)
+                    power *= 2
+                    lam = 0
+            lam += 1
+            k = 0
+        elif phase == LATE:
+            if steps > 0 and same_position(stk, pile, cnt, g, 0, 1, players):
+                clen = steps
+                load(stk, cnt, g, 1, players, init, ilen, dealer)
+                load(stk, cnt, g, 2, players, init, ilen, dealer)
+                steps = 0
+                phase = ADVANCE
+                continue
+            alive = 0
+            for s in range(players):
+                if cnt[1, SCNT, s] + cnt[1, PCNT, s] > 0:
+                    alive += 1
+            if steps >= max_rounds or alive < 2:
+                break  # no cycle closed before the cap: copy 0 is capped
+            steps += 1
+            k = 1
+        elif phase == ADVANCE:
+            if steps == clen:
+                phase = MU1
+                continue
+            steps += 1
+            k = 2
+        elif phase == MU1:
+            if same_position(stk, pile, cnt, g, 1, 2, players):
+                if mu + clen < max_rounds:
+                    k_res = 2
+                    cstart = mu
+                    g[2, OUTCOME] = CYCLE
+                    g[2, WINNER] = -1
+                else:
+                    clen = -1
                 break
-            if lam == power:
-                copy_state(w, 0, 3, players)
-                power *= 2
-                lam = 0
-        lam += 1
-        if play_round(w, 0, prm, players, rng):
-            break
-    g = w.g
-    out[row, R_OUTCOME] = g[k, OUTCOME]
-    out[row, R_WINNER] = g[k, WINNER]
-    out[row, R_ROUNDS] = g[k, ROUNDS]
-    out[row, R_SHOWDOWNS] = g[k, SHOWDOWNS]
-    out[row, R_NELIM] = g[k, NELIM]
+            k = 1
+            phase = MU2
+        else:
+            k = 2
+            phase = MU1
+            mu += 1
+        if play_round(stk, pile, cnt, g, tab, sm, buf, k, prm, players, rng):
+            if phase == MAIN or phase == LATE:
+                break  # MAIN: the game ended; LATE: copy 1 ended, copy 0 stays capped
+    out[row, R_OUTCOME] = g[k_res, OUTCOME]
+    out[row, R_WINNER] = g[k_res, WINNER]
+    out[row, R_ROUNDS] = g[k_res, ROUNDS]
+    out[row, R_SHOWDOWNS] = g[k_res, SHOWDOWNS]
+    out[row, R_NELIM] = g[k_res, NELIM]
     out[row, R_CSTART] = cstart
     out[row, R_CLEN] = clen
-    for i in range(g[k, NELIM]):
-        out_elim[row, i] = w.elim[k, i]
-
-
-@njit(cache=True)
-def late_cycle(w, prm, players, max_rounds, rng):
-    """At the cap: the rounds until copy 0's position comes back (at most ``max_rounds``), or -1.
-
-    Played on copy 1; copy 0 stays at the cap.
-    """
-    copy_state(w, 0, 1, players)
-    for steps in range(1, max_rounds + 1):
-        alive = 0
-        for s in range(players):
-            if w.scnt[1, s] + w.pcnt[1, s] > 0:
-                alive += 1
-        if alive < 2 or play_round(w, 1, prm, players, rng):
-            return -1
-        if same_position(w, 0, 1, players):
-            return steps
-    return -1
+    for i in range(g[k_res, NELIM]):
+        out_elim[row, i] = cnt[k_res, ELIM, i]
 
 
 @njit(cache=True)
@@ -516,11 +533,12 @@ def play_stacks(prm, players, init, ilen, dealers, seeds, cap):
     games = init.shape[0]
     out = np.zeros((games, N_RESULT), np.int64)
     out_elim = np.full((games, PMAX), -1, np.int64)
-    w = make_work(cap)
+    stk, pile, cnt, g, tab, sm, buf = make_work(cap)
     rng = np.zeros(1, np.uint64)
     for i in range(games):
         rng[0] = seeds[i]
-        play_game(w, prm, players[i], init[i], ilen[i], dealers[i], rng, out, i, out_elim)
+        play_game(stk, pile, cnt, g, tab, sm, buf, prm, players[i], init[i], ilen[i],
+                  dealers[i], rng, out, i, out_elim)
     return out, out_elim
 
 
@@ -531,7 +549,7 @@ def simulate_range(prm, strength, players, equal, dealer_fixed, seed, first, cou
     ``out_row0``: game ``i`` is dealt from ``derive_seed(seed, i)`` and the same generator goes
     on into play."""
     deck = strength.shape[0]
-    w = make_work(cap)
+    stk, pile, cnt, g, tab, sm, buf = make_work(cap)
     rng = np.zeros(1, np.uint64)
     cards = np.zeros(deck, np.int64)
     seat_cards = np.zeros((PMAX, deck), np.int64)
@@ -543,7 +561,8 @@ def simulate_range(prm, strength, players, equal, dealer_fixed, seed, first, cou
         for s in range(players):
             for j in range(seat_len[s]):
                 init[s, j] = strength[seat_cards[s, j]]
-        play_game(w, prm, players, init, seat_len, dealer, rng, out, out_row0 + i, out_elim)
+        play_game(stk, pile, cnt, g, tab, sm, buf, prm, players, init, seat_len, dealer, rng,
+                  out, out_row0 + i, out_elim)
 
 
 @njit(cache=True, parallel=True)

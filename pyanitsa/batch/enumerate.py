@@ -34,7 +34,7 @@ N_STATS = 12
 DEFAULT_CHUNK = 1 << 15
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def next_permutation(a):
     n = a.shape[0]
     i = n - 2
@@ -65,7 +65,7 @@ def enumerate_chunk(prm, lut, start, count_, fold, dealer, cap, stats, longest):
     n = start.shape[0]
     half = (n + 1) // 2
     perm = start.copy()
-    w = make_work(cap)
+    stk, pile, cnt, g, tab, sm, buf = make_work(cap)
     rng = np.zeros(1, np.uint64)
     init = np.zeros((2, cap), np.uint8)
     ilen = np.zeros(2, np.int64)
@@ -90,7 +90,7 @@ def enumerate_chunk(prm, lut, start, count_, fold, dealer, cap, stats, longest):
             init[0, i] = lut[perm[i]]
         for i in range(n - half):
             init[1, i] = lut[perm[half + i]]
-        play_game(w, prm, 2, init, ilen, dealer, rng, out, 0, out_elim)
+        play_game(stk, pile, cnt, g, tab, sm, buf, prm, 2, init, ilen, dealer, rng, out, 0, out_elim)
         stats[S_DEALS] += 1
         outcome = out[0, R_OUTCOME]
         if outcome == CYCLE:

@@ -20,14 +20,14 @@ _LOW32 = np.uint64(0xFFFFFFFF)
 _TWO32 = np.uint64(1 << 32)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False, inline="always")
 def mix64(z):
     z = (z ^ (z >> _S30)) * _MUL1
     z = (z ^ (z >> _S27)) * _MUL2
     return z ^ (z >> _S31)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False, inline="always")
 def next_u64(state):
     """Advance ``state`` (a ``uint64[1]`` array) and return the next output."""
     s = state[0] + GOLDEN
@@ -35,7 +35,7 @@ def next_u64(state):
     return mix64(s)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False, inline="always")
 def randbelow(state, n):
     """A uniform integer in ``[0, n)``, exactly as ``Rng.randbelow``."""
     un = np.uint64(n)
@@ -49,7 +49,7 @@ def randbelow(state, n):
     return np.int64(m >> _S32)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def shuffle(items, n, state):
     """Fisher–Yates of ``items[:n]`` from the last position down, as ``Rng.shuffle``."""
     for i in range(n - 1, 0, -1):
@@ -59,14 +59,14 @@ def shuffle(items, n, state):
         items[j] = t
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def derive_seed1(seed, i):
     """``derive_seed(seed, i)`` for a 64-bit ``seed`` and a game index ``i >= 0``."""
     s = mix64(np.uint64(seed) + GOLDEN)
     return mix64((s ^ mix64(np.uint64(i) + GOLDEN)) + GOLDEN)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def deal_into(state, players, deck_size, equal, dealer_fixed, cards, seat_cards, seat_len):
     """``pyanitsa.dealing.deal`` with the generator ``state``; returns the dealer.
 

@@ -17,7 +17,7 @@ T_ROUNDS, T_SHOWDOWNS, T_REMOVED, T_NWIN = 0, 1, 2, 3
 N_TRESULT = 4
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def play_hands(hands, lens, players, special, weakest, ace, wwins, misere, scores, wins, out,
                row, nxt, played, cont, faces, idx, holders):
     """Play one game: ``hands[s, :lens[s]]`` strengths, first played first.
