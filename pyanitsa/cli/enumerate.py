@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import time
 
 from tqdm import tqdm
@@ -18,6 +19,10 @@ def register(sub: argparse._SubParsersAction) -> None:
                                    "ranks cut in half; a deal and its seat swap once) and "
                                    "report cycles, mean length, the longest game and wins.")
     add_rules_arguments(p)
+    p.add_argument("--engine", choices=("batch", "reference"), default="batch",
+                   help="the compiled batch core (default) or the reference engine")
+    p.add_argument("--workers", type=int, default=None, metavar="N",
+                   help="threads for the batch core (default: every core)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--no-progress", action="store_true", help="hide the progress bar")
     p.set_defaults(run=run)
@@ -30,7 +35,12 @@ def run(args: argparse.Namespace) -> int:
     start = time.perf_counter()
     with tqdm(total=total, unit="deal", disable=args.no_progress, leave=False,
               dynamic_ncols=True) as bar:
-        stats = enumerate_deals(rules, progress=bar.update)
+        if args.engine == "batch":
+            from pyanitsa.batch.enumerate import enumerate_batch
+            workers = args.workers if args.workers is not None else os.cpu_count()
+            stats = enumerate_batch(rules, workers=workers, progress=bar.update)
+        else:
+            stats = enumerate_deals(rules, progress=bar.update)
     seconds = time.perf_counter() - start
     out = stats.to_json()
     if args.json:
