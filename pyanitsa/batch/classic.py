@@ -512,9 +512,9 @@ def play_game(stk, pile, cnt, g, tab, sm, buf, prm, players, init, ilen, dealer,
             k = 2
             phase = MU1
             mu += 1
-        if play_round(stk, pile, cnt, g, tab, sm, buf, k, prm, players, rng):
-            if phase == MAIN or phase == LATE:
-                break  # MAIN: the game ended; LATE: copy 1 ended, copy 0 stays capped
+        # MAIN: the game ended; LATE: copy 1 ended, copy 0 stays capped (replays never end)
+        if play_round(stk, pile, cnt, g, tab, sm, buf, k, prm, players, rng) and phase <= LATE:
+            break
     out[row, R_OUTCOME] = g[k_res, OUTCOME]
     out[row, R_WINNER] = g[k_res, WINNER]
     out[row, R_ROUNDS] = g[k_res, ROUNDS]

@@ -18,8 +18,16 @@ import numpy as np
 from numba import njit, prange
 
 from pyanitsa.batch.api import set_workers
-from pyanitsa.batch.classic import N_RESULT, PMAX, R_OUTCOME, R_ROUNDS, R_SHOWDOWNS, R_WINNER
-from pyanitsa.batch.classic import make_work, play_game
+from pyanitsa.batch.classic import (
+    N_RESULT,
+    PMAX,
+    R_OUTCOME,
+    R_ROUNDS,
+    R_SHOWDOWNS,
+    R_WINNER,
+    make_work,
+    play_game,
+)
 from pyanitsa.batch.encode import CAPPED, CYCLE, DRAW, params, ring_size
 from pyanitsa.cards import strengths
 from pyanitsa.enumeration import DealStats, Longest, arrangements, check_enumerable, stacks_for

@@ -21,6 +21,8 @@ CORE_COMMANDS = (
     "pyanitsa.cli.play",
     "pyanitsa.cli.replay",
     "pyanitsa.cli.enumerate",
+    "pyanitsa.cli.simulate",
+    "pyanitsa.cli.bench",
     "pyanitsa.cli.demo",
 )
 
