@@ -1,0 +1,465 @@
+"""``pyanitsa/Tactical-v0``: order a tactical hand one rank per step against agent opponents."""
+
+from __future__ import annotations
+
+import operator
+from collections.abc import Sequence
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+from gymnasium import spaces
+
+from pyanitsa.agents import check_order, hand_view
+from pyanitsa.cards import Card, Seat
+from pyanitsa.envs._common import (
+    DEFAULT_OPPONENT,
+    TACTICAL_REWARDS,
+    OpponentsArg,
+    RulesArg,
+    make_opponents,
+    read_players,
+    read_render_mode,
+    read_rules,
+    read_seat,
+    render_text,
+    tactical_reward,
+)
+from pyanitsa.ranks import rank_table
+from pyanitsa.records import Record
+from pyanitsa.results import TacticalResult, Termination
+from pyanitsa.rules import Rules
+from pyanitsa.tactical import TacticalGame
+
+
+class TacticalLayout:
+    """The flat observation of one seat ordering its hand; every entry lies in ``[0, 1]``.
+
+    ``R`` ranks (jokers included), hands of ``n`` cards, ``P`` players:
+
+    ======================  ===========  ====================================================
+    slice                   size         value
+    ======================  ===========  ====================================================
+    ``hand``                R            cards of each rank still in hand / copies in the deck
+    ``order``               n × R        one-hot rank of each position of the order so far
+    ``unseen``              R            cards of each rank not in my hand / copies in the deck
+    ``deck``                R            copies of each rank in the deck / the most copies
+    ``seat``                P            one-hot seat
+    ``players``             1            players / 8
+    ======================  ===========  ====================================================
+    """
+
+    def __init__(self, rules: Rules, players: int) -> None:
+        table = rank_table(rules)
+        self.rules = rules
+        self.players = players
+        self.ranks = table.num_ranks
+        self.hand_size = rules.deck.size // players
+        """Cards per hand (``deal: equal``)."""
+        self.set_aside = rules.deck.size - self.hand_size * players
+        r, n, p = self.ranks, self.hand_size, players
+        sizes = {"hand": r, "order": n * r, "unseen": r, "deck": r, "seat": p, "players": 1}
+        self.slices: dict[str, slice] = {}
+        start = 0
+        for name, size in sizes.items():
+            self.slices[name] = slice(start, start + size)
+            start += size
+        self.size = start
+        self.rank_of = table.rank_of
+        self.rank_of_np = np.asarray(table.rank_of, dtype=np.intp)
+        self.counts = table.counts
+        self.inv_counts = [1.0 / c for c in table.counts]
+        self.labels = table.labels
+        template = np.zeros(self.size, dtype=np.float32)
+        counts = np.asarray(table.counts, dtype=np.float32)
+        template[self.slices["deck"]] = counts / counts.max()
+        template[self.slices["players"]] = players / 8
+        self.template = template
+        self.order_start = self.slices["order"].start
+        self.seat_start = self.slices["seat"].start
+        self.unseen_slice = self.slices["unseen"]
+        self.counts_np = counts
+
+    def space(self) -> spaces.Box:
+        return spaces.Box(0.0, 1.0, (self.size,), np.float32)
+
+
+class TacticalSeat:
+    """One seat choosing its order rank by rank: its observation, mask and chosen order.
+
+    Both :class:`TacticalEnv` (the learner's seat) and the PettingZoo env (every seat) use it.
+    """
+
+    __slots__ = ("layout", "seat", "left", "by_rank", "ranks", "obs", "mask", "illegal",
+                 "_cursor", "_nranks", "_inv")
+
+    def __init__(self, layout: TacticalLayout) -> None:
+        self.layout = layout
+        self._nranks = layout.ranks
+        self._inv = tuple(layout.inv_counts)
+        self._cursor = layout.order_start
+        """Where the next position of the order starts in the observation."""
+        self.seat = 0
+        self.left: list[int] = [0] * layout.ranks
+        """Cards of each rank still in hand."""
+        self.by_rank: list[list[Card]] = []
+        self.ranks: list[int] = []
+        """The order so far, as ranks."""
+        self.obs = np.zeros(layout.size, dtype=np.float32)
+        self.mask = np.zeros(layout.ranks, dtype=bool)
+        self.illegal = False
+        """Whether the last action was illegal (and replaced by the lowest legal rank)."""
+
+    def deal(self, seat: Seat, hand: Sequence[Card]) -> None:
+        lay = self.layout
+        self.seat = seat
+        rank_of = lay.rank_of
+        by_rank: list[list[Card]] = [[] for _ in range(lay.ranks)]
+        for c in hand:
+            by_rank[rank_of[c]].append(c)
+        self.by_rank = by_rank
+        self.left = left = [len(cards) for cards in by_rank]
+        self.ranks = []
+        self.illegal = False
+        self._cursor = lay.order_start
+        obs = self.obs
+        np.copyto(obs, lay.template)
+        unseen = lay.unseen_slice.start
+        mask = self.mask
+        for r, (n, c, i) in enumerate(zip(left, lay.counts, self._inv, strict=True)):
+            obs[r] = n * i
+            obs[unseen + r] = (c - n) * i
+            mask[r] = n > 0
+        obs[lay.seat_start + seat] = 1.0
+
+    @property
+    def done(self) -> bool:
+        return len(self.ranks) == self.layout.hand_size
+
+    def play(self, action: Any) -> int:
+        """Put a card of rank ``action`` next in the order; returns the rank played.
+
+        An action that is not an integer rank with a card left plays the lowest rank in hand
+        instead and sets :attr:`illegal`.
+        """
+        left = self.left
+        try:
+            r = operator.index(action)
+            ok = 0 <= r < self._nranks and left[r] > 0
+        except TypeError:
+            ok = False
+        if not ok:
+            r = next((i for i, n in enumerate(left) if n), -1)
+            if r < 0:
+                raise RuntimeError("the order is already complete: call reset()")
+        self.illegal = not ok
+        n = left[r] - 1
+        left[r] = n
+        obs = self.obs
+        obs[r] = n * self._inv[r]
+        obs[self._cursor + r] = 1.0
+        self._cursor += self._nranks
+        if not n:
+            self.mask[r] = False
+        self.ranks.append(r)
+        return r
+
+    def order(self) -> list[Card]:
+        """The chosen order as cards (complete orders only); consumes the per-rank card lists."""
+        by_rank = self.by_rank
+        return [by_rank[r].pop() for r in self.ranks]
+
+
+ENGINES = ("auto", "batch", "reference")
+
+
+class TacticalScorer:
+    """Plays complete orders to a :class:`TacticalResult`: the reference engine, or the compiled
+    batch core (``pyanitsa.batch``, about seven times faster per game) when it is available.
+
+    ``engine="auto"`` uses the batch core if it imports and agrees with the reference engine on
+    a few games played at construction, else the reference engine; :attr:`engine` says which.
+    """
+
+    def __init__(self, rules: Rules, players: int, engine: str = "auto") -> None:
+        if engine not in ENGINES:
+            raise ValueError(f"engine: {engine!r} is not one of {', '.join(ENGINES)}")
+        self.rules = rules
+        self.players = players
+        self.engine = "reference"
+        if engine != "reference":
+            try:
+                self._setup_batch()
+                self._self_check()
+                self.engine = "batch"
+            except Exception as exc:
+                if engine == "batch":
+                    raise ValueError(f"engine: the batch core is unavailable ({exc})") from exc
+
+    def __getstate__(self) -> dict[str, Any]:
+        # the compiled module does not pickle: rebuild the batch set-up on unpickling
+        return {"rules": self.rules, "players": self.players, "engine": self.engine}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        if self.engine == "batch":
+            self._setup_batch()
+
+    def play(self, orders: Sequence[Sequence[Card]]) -> TacticalResult:
+        if self.engine == "batch":
+            return self._play_batch(orders)
+        return TacticalGame(self.rules, orders).play()
+
+    def _setup_batch(self) -> None:
+        from pyanitsa.batch import tactical as core
+        from pyanitsa.batch.encode import (
+            ACE,
+            MISERE,
+            SPECIAL,
+            WEAKEST,
+            WEAKEST_WINS,
+            params,
+            strength_table,
+        )
+
+        rules, players = self.rules, self.players
+        n = rules.deck.size // players
+        prm = params(rules)
+        self._judge = tuple(int(prm[k]) for k in (SPECIAL, WEAKEST, ACE, WEAKEST_WINS, MISERE))
+        self._strength = strength_table(rules)
+        self._hands = np.zeros((players, n), dtype=self._strength.dtype)
+        self._lens = np.full(players, n, dtype=np.int64)
+        pmax = max(8, players)
+        self._scores = np.zeros((1, pmax), np.int64)
+        self._wins = np.zeros((1, pmax), np.bool_)
+        self._out = np.zeros((1, core.N_TRESULT), np.int64)
+        self._scratch = (np.zeros(pmax, np.int64), np.zeros(pmax, np.int64),
+                         np.zeros(pmax, np.int64), np.zeros(pmax, self._strength.dtype),
+                         np.zeros(pmax, np.int64), np.zeros(pmax, np.int64))
+        self._core = core
+
+    def _play_batch(self, orders: Sequence[Sequence[Card]]) -> TacticalResult:
+        hands, strength = self._hands, self._strength
+        for s, order in enumerate(orders):
+            hands[s] = strength[order]
+        players = self.players
+        scores, wins, out = self._scores, self._wins, self._out
+        self._core.play_hands(hands, self._lens, players, *self._judge, scores, wins, out, 0,
+                              *self._scratch)
+        core = self._core
+        row = out[0]
+        winners = tuple(s for s in range(players) if wins[0, s])
+        return TacticalResult(Termination.WIN if len(winners) == 1 else Termination.DRAW,
+                              winners, tuple(scores[0, :players].tolist()),
+                              int(row[core.T_REMOVED]), int(row[core.T_ROUNDS]),
+                              int(row[core.T_SHOWDOWNS]))
+
+    def _self_check(self) -> None:
+        rng = np.random.default_rng(0)
+        n = self.rules.deck.size // self.players
+        for _ in range(4):
+            deck = rng.permutation(self.rules.deck.size).tolist()
+            orders = [deck[s * n:(s + 1) * n] for s in range(self.players)]
+            if self._play_batch(orders) != TacticalGame(self.rules, orders).play():
+                raise RuntimeError("the batch core disagrees with the reference engine")
+
+
+class TacticalEnv(gym.Env[np.ndarray, np.int64]):
+    """Order a hand of Тактический пьяница one card at a time, against agent opponents.
+
+    ## Description
+
+    Tactical pyanitsa (RULES.md §3): every player is dealt ``deck // players`` cards, secretly
+    fixes the order of its hand, and the hands are then played out round by round; a round's
+    top card banks all cards of the round in its owner's копилка (score pile). The learner sits
+    at one seat and builds its order one card per step. Suits never matter, so an action names
+    a rank. When the order is complete the opponents' orders (chosen by their agents at reset
+    from what their seat may know) are revealed by playing the game (the reference engine's rules; see ``engine``).
+
+    ## Action Space
+
+    ``Discrete(R)``: the rank of the next card of the order, ``R`` the number of ranks of the
+    deck, weakest first, jokers included (6 7 8 9 10 J Q K A in the 36-card deck; with
+    ``weakest_beats_ace`` in the 54-card deck the jokers are rank 0). ``action_masks()``
+    (sb3-contrib's convention) and ``info["action_mask"]`` mark the ranks still in hand.
+
+    An illegal action (out of range, not an integer, or a rank no longer in hand) never
+    raises: the lowest rank still in hand is played instead and ``info["illegal_action"]`` is
+    True for that step.
+
+    ## Observation Space
+
+    ``Box(0, 1, (size,), float32)``, a flat vector for ``MlpPolicy`` holding only what the
+    seat may know (RULES.md §3.2), in this order (``n`` cards a hand, ``P`` players):
+
+    - ``hand`` (R): cards of each rank still in my hand / copies of the rank in the deck
+    - ``order`` (n × R): one-hot rank of each position of my order built so far
+    - ``unseen`` (R): cards of each rank not dealt to me (the opponents' hands and the cards
+      set aside) / copies in the deck
+    - ``deck`` (R): the deck's composition, copies of each rank / the most copies
+    - ``seat`` (P): one-hot seat of the learner
+    - ``players`` (1): players / 8
+
+    ``env.unwrapped.layout.slices`` maps these names to slices. With the 36-card deck and two
+    players the vector has 192 entries.
+
+    ## Rewards
+
+    Zero on every step but the last; the last step's reward is chosen by ``reward``:
+
+    - ``margin`` (default): own score minus the mean opponent score, divided by the cards
+      dealt to all seats, so within ``[-1, 1]`` (negated with ``misere``, where the lowest
+      score wins);
+    - ``win``: 1 if the learner is the only winner, 0 if it shares the win, -1 otherwise;
+    - ``rank``: 1 for first place down to -1 for last; tied seats share the mean of their
+      places (a two-player tie is 0).
+
+    ## Starting State
+
+    A uniform deal of ``deck // players`` cards to every seat (the rest set aside), the
+    learner's seat (fixed or drawn), and the opponents' orders, all drawn from
+    ``self.np_random`` at ``reset``.
+
+    ## Episode End
+
+    Terminates after exactly ``n`` steps, when the order is complete; there is no truncation.
+    The final ``info`` holds ``"result"``, the game's result as ``pyanitsa replay`` prints it
+    (``scores``, ``winners``, ...); ``env.unwrapped.record()`` then gives the game as a
+    replayable record with every seat's order.
+
+    ## Arguments
+
+    ```python
+    import gymnasium as gym
+    import pyanitsa.envs  # registers the environments
+
+    env = gym.make("pyanitsa/Tactical-v0", rules="tactical", players=2, seat="random",
+                   opponents="random", reward="margin", render_mode="ansi")
+    ```
+
+    - ``rules``: a preset name (``"tactical"``, ``"tactical-52"``), a :class:`pyanitsa.Rules`,
+      or a mapping of options such as ``{"preset": "tactical", "deck": "52",
+      "weakest_beats_ace": True}``; default: the tactical defaults with the 36-card deck.
+    - ``players``: 2 to 8.
+    - ``seat``: the learner's seat, or ``"random"`` to draw it at every reset.
+    - ``opponents``: an agent spec string or agent object for every opponent seat, or a list of
+      ``players - 1`` of them (opponent ``i`` sits ``i + 1`` seats clockwise of the learner).
+      Each opponent gets ``self.np_random`` as its generator.
+    - ``reward``: ``"margin"``, ``"win"`` or ``"rank"``.
+    - ``engine``: what plays the game at the end: ``"auto"`` (default: the compiled batch core
+      ``pyanitsa.batch`` when it imports and agrees with the reference engine on a few games,
+      else the reference engine), ``"batch"`` or ``"reference"``. Results are identical; the
+      batch core is faster per game but imports numba (about a second per process).
+    - ``render_mode``: ``None`` or ``"ansi"`` (``render()`` returns the state as text).
+
+    ## Version History
+
+    - v0: initial version.
+    """
+
+    metadata = {"render_modes": ["ansi"], "render_fps": 4}
+
+    def __init__(self, rules: RulesArg = None, *, players: int = 2, seat: int | str = 0,
+                 opponents: OpponentsArg = DEFAULT_OPPONENT, reward: str = "margin",
+                 engine: str = "auto", render_mode: str | None = None) -> None:
+        self.rules = read_rules(rules, "tactical")
+        self.players = read_players(self.rules, players)
+        self._fixed_seat = read_seat(seat, self.players)
+        if reward not in TACTICAL_REWARDS:
+            raise ValueError(f"reward: {reward!r} is not one of {', '.join(TACTICAL_REWARDS)}")
+        self.reward_kind = reward
+        self.render_mode = read_render_mode(render_mode, self.metadata["render_modes"])
+        self.opponents = make_opponents(opponents, self.players)
+        self._labels = [f"opponent {i} ({_label(a)}) hand order"
+                        for i, a in enumerate(self.opponents)]
+        self.layout = TacticalLayout(self.rules, self.players)
+        self._scorer = TacticalScorer(self.rules, self.players, engine)
+        self.engine = self._scorer.engine
+        """The engine that plays the games: ``batch`` or ``reference``."""
+        self.observation_space = self.layout.space()
+        self.action_space = spaces.Discrete(self.layout.ranks)
+        self._me = TacticalSeat(self.layout)
+        self._orders: list[list[Card]] = []
+        self._hand_size = self.layout.hand_size
+        self._dealt = self._hand_size * self.players
+        self.seat = self._fixed_seat if self._fixed_seat is not None else 0
+        """The learner's seat in the current episode."""
+        self.result: TacticalResult | None = None
+        """The result of the last finished episode's game (``None`` while ordering)."""
+
+    # -- Gymnasium API --------------------------------------------------------------------------
+
+    def reset(self, *, seed: int | None = None,
+              options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict[str, Any]]:
+        super().reset(seed=seed)
+        rng = self.np_random
+        lay = self.layout
+        players, n = self.players, lay.hand_size
+        seat = self._fixed_seat if self._fixed_seat is not None else int(rng.integers(players))
+        self.seat = seat
+        deck = rng.permutation(self.rules.deck.size).tolist()
+        hands = [deck[s * n:(s + 1) * n] for s in range(players)]
+        orders: list[list[Card]] = [[] for _ in range(players)]
+        for i, agent in enumerate(self.opponents):
+            s = (seat + 1 + i) % players
+            view = hand_view(self.rules, s, hands, lay.set_aside)
+            orders[s] = check_order(agent.order_hand(view, rng), view.hand,
+                                    self._labels[i], self.rules)
+        self._orders = orders
+        self.result = None
+        me = self._me
+        me.deal(seat, hands[seat])
+        return me.obs.copy(), {"action_mask": me.mask.copy(), "seat": seat}
+
+    def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
+        me = self._me
+        me.play(action)
+        info: dict[str, Any] = {"action_mask": me.mask.copy(), "illegal_action": me.illegal}
+        if len(me.ranks) < self._hand_size:
+            return me.obs.copy(), 0.0, False, False, info
+        seat = self.seat
+        self._orders[seat] = me.order()
+        result = self._scorer.play(self._orders)
+        self.result = result
+        reward = tactical_reward(self.reward_kind, result, seat, self.rules.misere,
+                                 self._dealt)
+        info["seat"] = seat
+        info["result"] = result.to_json()
+        return me.obs.copy(), reward, True, False, info
+
+    def action_masks(self) -> np.ndarray:
+        """The ranks still in hand (sb3-contrib's ``MaskablePPO`` calls this)."""
+        return self._me.mask.copy()
+
+    def record(self) -> Record:
+        """The last finished game as a replayable record: every seat's hand in its order."""
+        if self.result is None:
+            raise RuntimeError("no finished game yet: the order is not complete")
+        return Record(self.rules, tuple(tuple(o) for o in self._orders))
+
+    def render(self) -> str | None:
+        return render_text(self.render_mode, lambda: render_tactical(
+            self.rules, self.players, self.seat, self._me, self._orders, self.result))
+
+
+def render_tactical(rules: Rules, players: int, seat: Seat, me: TacticalSeat,
+                    orders: Sequence[Sequence[Card]], result: TacticalResult | None) -> str:
+    """The ``ansi`` text of a tactical episode: the learner's hand and order, then the game."""
+    lay = me.layout
+    labels = lay.labels
+    lines = [f"Tactical pyanitsa, deck {rules.deck}, {players} players, "
+             f"{lay.hand_size} cards each; learner at seat {seat}"]
+    hand = " ".join(labels[r] for r, n in enumerate(me.left) for _ in range(n))
+    lines.append(f"hand:  {hand or '-'}")
+    lines.append(f"order: {' '.join(labels[r] for r in me.ranks) or '-'}")
+    if result is not None:
+        for s in range(players):
+            tag = " (learner)" if s == seat else ""
+            lines.append(f"seat {s}{tag}: {rules.deck.format_cards(orders[s])}")
+        lines.append(f"scores {list(result.scores)}, winners {list(result.winners)}, "
+                     f"{result.rounds} rounds")
+    return "\n".join(lines) + "\n"
+
+
+def _label(agent: object) -> str:
+    return repr(getattr(agent, "name", type(agent).__name__))
