@@ -28,6 +28,7 @@ demo: install
 
 bench: install
 	$(PY) benchmarks/run.py
+	$(PY) benchmarks/envs_bench.py
 
 clean:
 	rm -rf $(VENV) build dist *.egg-info .pytest_cache .ruff_cache .hypothesis
