@@ -1,0 +1,319 @@
+"""Tournament building blocks without playing: config, schedule, scoring, statistics, SPRT."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from scipy import stats as sps
+
+from pyanitsa.results import ClassicResult, TacticalResult, Termination
+from pyanitsa.rules import preset
+from pyanitsa.tournaments.config import TournamentConfigError, apply_override, parse_config
+from pyanitsa.tournaments.games import (
+    GameRow,
+    forfeit_places,
+    place_groups,
+    places_from_groups,
+    points_from_places,
+)
+from pyanitsa.tournaments.schedule import GameKey, Schedule
+from pyanitsa.tournaments.stats import (
+    ELO_PER_NAT,
+    RankingData,
+    Sprt,
+    count_blocks,
+    elo_of_score,
+    expected_score,
+    head_to_head,
+    mean_interval,
+    sprt_bounds,
+    sprt_llr,
+    summarize,
+)
+from pyanitsa.tournaments.store import Store
+
+BASE = {"agents": ["a", "b"], "rules": {"preset": "tactical"}}
+
+
+def config(**fields):
+    return parse_config({**BASE, **fields})
+
+
+# -- configuration -------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("fields", "message"), [
+    ({"agents": ["a", {"name": "x", "spec": 3}]}, "tournament: agents.1.spec: Input should be"),
+    ({"agents": ["a", {"name": "b"}]}, "tournament: agents.1.spec: missing"),
+    ({"agents": ["a"]}, "tournament: agents: List should have at least 2 items"),
+    ({"agents": ["a", "a"]}, "agents.1.name: 'a' is used twice"),
+    ({"rules": {"preset": "nope"}}, "tournament: rules: preset: unknown preset 'nope'"),
+    ({"rules": {"preset": "tactical", "pickup_order": "natural"}},
+     "rules: pickup_order: is a classic-mode option"),
+    ({"players": 3}, "players: 3 seats need at least 3 agents"),
+    ({"players": 9}, "players: Input should be less than or equal to 8"),
+    ({"format": "swiss"}, "format: Input should be 'round_robin' or 'gauntlet'"),
+    ({"format": "gauntlet", "candidate": "z"}, "candidate: 'z' is not one of the agents"),
+    ({"candidate": "a"}, "candidate: only a gauntlet has a candidate"),
+    ({"deals": 0}, "deals: Input should be greater than or equal to 1"),
+    ({"sprt": {"elo0": 5, "elo1": 0}}, "sprt: elo1 (0) must be above elo0 (5)"),
+    ({"sprt": {"alpha": 0.7}}, "sprt.alpha: Input should be less than 0.5"),
+    ({"agents": ["a", "b", "c"], "sprt": {}}, "sprt: is for gauntlets and head-to-head"),
+    ({"time_limit": 0}, "time_limit: Input should be greater than 0"),
+    ({"colour": "red"}, "colour: unknown field"),
+])
+def test_config_errors_name_the_field(fields, message):
+    with pytest.raises(TournamentConfigError) as info:
+        config(**fields)
+    assert str(info.value).startswith(message) or message in str(info.value), str(info.value)
+    assert "\n" not in str(info.value)
+
+
+def test_config_defaults_and_plain_agent_strings():
+    c = config(rules="tactical")
+    assert [(a.name, a.spec) for a in c.agents] == [("a", "a"), ("b", "b")]
+    assert c.build_rules() == preset("tactical")
+    assert c.players == 2 and c.duplicate and c.format == "round_robin"
+    assert c.kill_after is None
+    assert config(time_limit=2).kill_after == 9
+    assert str(config(name="x").output_dir) == "runs/tournaments/x"
+    named = config(agents=[{"spec": "mc_search(samples=8)"}, {"name": "d", "spec": "descending"}])
+    assert named.names == ["mc_search(samples=8)", "d"]
+
+
+def test_set_overrides_reach_into_mappings_and_lists():
+    data = {"agents": ["a", {"name": "b", "spec": "b"}], "rules": {"preset": "tactical"}}
+    apply_override(data, "agents.1.spec=mc_search(samples=8)")
+    apply_override(data, "agents.2=c")
+    apply_override(data, "rules.preset=tactical-52")
+    apply_override(data, "sprt.elo1=15")
+    apply_override(data, "deals=7")
+    assert data == {"agents": ["a", {"name": "b", "spec": "mc_search(samples=8)"}, "c"],
+                    "rules": {"preset": "tactical-52"}, "sprt": {"elo1": 15}, "deals": 7}
+    for bad in ("deals", "agents.9=x", "deals.x=1"):
+        with pytest.raises(TournamentConfigError, match="--set"):
+            apply_override(data, bad)
+
+
+# -- schedule ------------------------------------------------------------------------------------
+
+
+def test_round_robin_and_gauntlet_pairings():
+    rr = Schedule.from_config(config(agents=list("abcde"), players=3, deals=4))
+    assert len(rr.pairings) == math.comb(5, 3)
+    assert rr.pairings[0].entries == (0, 1, 2)
+    assert rr.total_games == 10 * 4 * 3
+    g = Schedule.from_config(config(agents=list("abcde"), players=3, format="gauntlet",
+                                    candidate="c"))
+    assert [p.entries for p in g.pairings] == [(2, 0, 1), (2, 0, 3), (2, 0, 4), (2, 1, 3),
+                                               (2, 1, 4), (2, 3, 4)]
+
+
+def test_rotations_share_the_deal_and_move_the_agents():
+    s = Schedule.from_config(config(agents=list("abc"), players=3, deals=2, seed=9))
+    keys = s.block(4 % len(s.pairings), 1)
+    assert [k.rotation for k in keys] == [0, 1, 2]
+    assert len({s.seed_of(k) for k in keys}) == 1
+    assert [s.seats(k) for k in keys] == [(0, 1, 2), (1, 2, 0), (2, 0, 1)]
+    assert s.seed_of(GameKey(0, 0, 0)) != s.seed_of(GameKey(0, 1, 0))
+    single = Schedule.from_config(config(agents=list("ab"), duplicate=False, deals=3))
+    assert [single.rotations(d) for d in range(3)] == [(0,), (1,), (0,)]
+    assert list(Schedule.from_config(config(agents=list("abc"), deals=2)).blocks()) == \
+        [(0, 0), (1, 0), (2, 0), (0, 1), (1, 1), (2, 1)]
+
+
+# -- places and points -------------------------------------------------------------------------
+
+
+def tactical(scores, winners):
+    outcome = Termination.WIN if len(winners) == 1 else Termination.DRAW
+    return TacticalResult(outcome, tuple(winners), tuple(scores), 0, 10, 10)
+
+
+def places(result, rules, players):
+    return places_from_groups(place_groups(result, rules, players), players)
+
+
+def test_tactical_places_and_points():
+    rules = preset("tactical")
+    p = places(tactical([10, 20, 6], [1]), rules, 3)
+    assert p == (2, 1, 3) and points_from_places(p) == (0.0, 1.0, 0.0)
+    p = places(tactical([12, 12, 8, 4], [0, 1]), rules, 4)
+    assert p == (1, 1, 3, 4) and points_from_places(p) == (0.5, 0.5, 0.0, 0.0)
+    p = places(tactical([10, 20, 6], [2]), rules.replace(misere=True), 3)
+    assert p == (2, 3, 1)
+
+
+def test_classic_places_and_points():
+    rules = preset("classic-ru")
+    win = ClassicResult(Termination.WIN, 2, 100, 120, (0, 1, 3))
+    assert places(win, rules, 4) == (4, 3, 1, 2)
+    cycle = ClassicResult(Termination.CYCLE, None, 100, 120, (1,), 50, 10)
+    p = places(cycle, rules, 4)
+    assert p == (1, 4, 1, 1)
+    assert points_from_places(p) == pytest.approx((1 / 3, 0, 1 / 3, 1 / 3))
+    nobody = ClassicResult(Termination.DRAW, None, 5, 5, (1, 0))
+    assert places(nobody, rules, 2) == (1, 1)
+    misere = ClassicResult(Termination.WIN, 1, 9, 9, (1, 3))
+    assert places(misere, preset("misere"), 4) == (3, 1, 3, 2)
+
+
+def test_forfeit_places():
+    assert forfeit_places(3, 1) == (1, 3, 1)
+    assert points_from_places(forfeit_places(2, 0)) == (0.0, 1.0)
+
+
+# -- Plackett–Luce / Bradley–Terry --------------------------------------------------------------------
+
+
+def two_player_games(wins, draws, losses):
+    return [((0, 1), (1, 2))] * wins + [((0, 1), (1, 1))] * draws + [((0, 1), (2, 1))] * losses
+
+
+def test_bradley_terry_matches_the_closed_form():
+    # Two agents: the MLE is the Elo difference of the score, draws counting half.
+    data = RankingData.build(2, two_player_games(30, 10, 10))
+    elo = data.fit(prior_sd=None)
+    assert elo[0] - elo[1] == pytest.approx(elo_of_score(0.7), abs=1e-3)
+    assert elo_of_score(0.7) == pytest.approx(147.19, abs=0.01)
+    assert expected_score(elo_of_score(0.7)) == pytest.approx(0.7)
+    assert RankingData.build(2, two_player_games(0, 7, 0)).fit() == pytest.approx([0, 0],
+                                                                                   abs=1e-6)
+
+
+def test_ties_are_the_mean_log_likelihood_over_tie_breaks():
+    # one game, places (1, 1, 2): the mean of the log-likelihoods of orders 0>1>2 and 1>0>2
+    data = RankingData.build(3, [((0, 1, 2), (1, 1, 2))])
+    rng = np.random.default_rng(3)
+
+    def ll(w, order):
+        left = list(order)
+        total = 0.0
+        for i in order:
+            total += math.log(w[i] / sum(w[j] for j in left))
+            left.remove(i)
+        return total
+
+    for _ in range(5):
+        elo = rng.normal(0, 200, 3)
+        w = np.exp(elo / ELO_PER_NAT)
+        assert data.log_likelihood(elo) == pytest.approx((ll(w, (0, 1, 2)) + ll(w, (1, 0, 2)))
+                                                         / 2)
+
+
+def test_plackett_luce_recovers_simulated_ratings():
+    rng = np.random.default_rng(11)
+    true = np.array([0.0, 120.0, 240.0, -360.0, 60.0])
+    strength = np.exp(true / ELO_PER_NAT)
+    games = []
+    for _ in range(6000):
+        table = rng.choice(5, size=4, replace=False)
+        left = list(range(4))
+        order = []
+        while left:
+            p = strength[table[left]] / strength[table[left]].sum()
+            order.append(left.pop(rng.choice(len(left), p=p)))
+        seat_places = [0] * 4
+        for place, seat in enumerate(order, 1):
+            seat_places[seat] = place
+        games.append((tuple(int(a) for a in table), tuple(seat_places)))
+    elo = RankingData.build(5, games).fit()
+    assert elo == pytest.approx(true - true.mean(), abs=25)
+
+
+# -- SPRT ------------------------------------------------------------------------------------------
+
+
+def test_sprt_formula_and_bounds():
+    low, high = sprt_bounds(0.05, 0.05)
+    assert (low, high) == pytest.approx((-2.944439, 2.944439))
+    s0, s1 = 0.5, 1 / (1 + 10 ** (-20 / 400))
+    assert sprt_llr(400, 0.56, 0.08, 0, 20) == \
+        pytest.approx(400 * (s1 - s0) * (2 * 0.56 - s0 - s1) / (2 * 0.08))
+    assert sprt_llr(0, 0.9, 0.1, 0, 20) == 0.0
+
+
+@pytest.mark.parametrize(("true_elo", "expect"), [(0.0, "H0"), (40.0, "H1")])
+def test_sprt_error_rates_on_simulated_pairs(true_elo, expect):
+    from pyanitsa.tournaments.config import SprtConfig
+
+    rng = np.random.default_rng(5)
+    p = expected_score(true_elo)
+    params = SprtConfig(elo0=0, elo1=40, alpha=0.05, beta=0.05)
+    right = 0
+    runs = 150
+    for _ in range(runs):
+        test = Sprt(params)
+        while test.decision is None:
+            test.add(rng.binomial(2, p) / 2)  # a duplicate pair: two games
+        right += test.decision == expect
+    assert right / runs >= 0.9
+
+
+# -- head to head, counting ---------------------------------------------------------------------------
+
+
+def row(pairing, deal, rotation, seats, places):
+    return GameRow(pairing, deal, rotation, 1, tuple(seats), "win",
+                   points_from_places(places), tuple(places), None, 10, 10, None, None, None,
+                   None, None, 0.0)
+
+
+def test_mean_interval_is_student_t():
+    xs = [0.0, 0.5, 1.0, 1.0, 0.5, 1.0]
+    mean, lo, hi = mean_interval(xs)
+    ref = sps.t.interval(0.95, len(xs) - 1, loc=np.mean(xs), scale=sps.sem(xs))
+    assert mean == pytest.approx(np.mean(xs))
+    assert (lo, hi) == pytest.approx((ref[0], min(1.0, ref[1])))
+    assert mean_interval([0.5]) == (0.5, None, None)
+
+
+def test_head_to_head_counts_blocks_not_games():
+    rows = [row(0, 0, 0, (0, 1), (1, 2)), row(0, 0, 1, (1, 0), (1, 2)),   # split: 0.5
+            row(0, 1, 0, (0, 1), (1, 2)), row(0, 1, 1, (1, 0), (2, 1))]   # both to 0: 1.0
+    blocks = {(0, 0): rows[:2], (0, 1): rows[2:]}
+    h = head_to_head(2, blocks)
+    assert h.score[0][1] == pytest.approx(0.75) and h.score[1][0] == pytest.approx(0.25)
+    assert h.blocks[0][1] == 2 and h.games[0][1] == 4
+
+
+def test_count_blocks_drops_incomplete_blocks_and_deals_past_the_end():
+    c = config(deals=2)
+    s = Schedule.from_config(c)
+    rows = [row(0, 0, 0, (0, 1), (1, 2)), row(0, 0, 1, (1, 0), (1, 2)),
+            row(0, 1, 0, (0, 1), (1, 2)),                                   # incomplete
+            row(0, 2, 0, (0, 1), (1, 2)), row(0, 2, 1, (1, 0), (1, 2))]     # deal 2 >= deals
+    blocks, sprts, dropped = count_blocks(c, s, rows)
+    assert list(blocks) == [(0, 0)] and dropped == 3 and sprts == []
+
+
+def test_count_blocks_stops_at_the_sprt_decision():
+    c = config(deals=300, sprt={"elo0": 0, "elo1": 100})
+    s = Schedule.from_config(c)
+    rows = []
+    for deal in range(300):  # agent 0 wins every game: H1 quickly
+        rows += [row(0, deal, 0, (0, 1), (1, 2)), row(0, deal, 1, (1, 0), (2, 1))]
+    blocks, sprts, dropped = count_blocks(c, s, rows)
+    (result,) = sprts
+    assert result.decision == "H1" and result.blocks == len(blocks) < 20
+    assert dropped == 2 * (300 - len(blocks))
+    assert "at least 100 Elo stronger" in result.verdict
+
+
+def test_summary_from_a_store(tmp_path):
+    c = config(output=str(tmp_path), agents=list("abc"), deals=1, bootstrap=20)
+    store = Store.create(tmp_path, c, resume=False)
+    rows = [row(0, 0, 0, (0, 1), (1, 2)), row(0, 0, 1, (1, 0), (1, 2)),
+            row(1, 0, 0, (0, 2), (1, 2)), row(1, 0, 1, (2, 0), (2, 1)),
+            row(2, 0, 0, (1, 2), (1, 1)), row(2, 0, 1, (2, 1), (1, 1))]
+    assert store.add(rows) == 6
+    assert store.add(rows[:3]) == 0  # written once, whatever the retries
+    summary = summarize(store.config(), store.rows())
+    store.close()
+    a, b, cc = summary.agents
+    assert (a.games, a.wins, a.losses, a.points) == (4, 3, 1, 3.0)
+    assert (cc.draws, cc.losses, cc.points) == (2, 2, 1.0)
+    assert summary.counted == 6 and summary.ratings is not None
+    assert summary.ratings.los is not None and summary.ratings.los[0][1] >= 0.5

@@ -1,0 +1,304 @@
+"""The tournament configuration: a validated pydantic model read from YAML plus ``--set`` overrides.
+
+Errors are one line naming the field path (``agents.2.spec: ...``), raised as
+:class:`TournamentConfigError`.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
+
+from pyanitsa.errors import InvalidRulesError, PyanitsaError
+from pyanitsa.rng import MASK64
+from pyanitsa.rules import MAX_PLAYERS, MIN_PLAYERS, Rules
+
+Format = Literal["round_robin", "gauntlet"]
+Backend = Literal["local", "ray"]
+
+RESULT_FIELDS = ("agents", "rules", "players", "format", "candidate", "duplicate", "seed",
+                 "time_limit")
+"""Fields that decide what game a key (pairing, deal, rotation) is. A resumed tournament must
+keep them; ``deals``, ``sprt``, ``workers``, ``backend`` and the rest may change."""
+
+
+class TournamentError(PyanitsaError):
+    """A tournament that cannot run: bad configuration, unusable database, failing workers."""
+
+
+class TournamentConfigError(TournamentError):
+    """A tournament configuration that does not validate; the message names the field."""
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class AgentEntry(_Model):
+    """One participant: a display name and the spec string that builds it."""
+
+    name: str = Field(min_length=1, max_length=60)
+    """The name in tables and plots (unique within the tournament)."""
+    spec: str = Field(min_length=1)
+    """An agent spec: ``descending``, ``mc_search(samples=400)``, ``pkg.mod:Class``, ``ppo:PATH``."""
+
+
+class SprtConfig(_Model):
+    """A sequential probability ratio test per two-player pairing (first entry vs second).
+
+    H0: the first entry is ``elo0`` stronger (logistic Elo); H1: ``elo1`` stronger. A pairing
+    stops as soon as one is accepted, with error rates ``alpha`` (false H1) and ``beta``.
+    """
+
+    elo0: float = 0.0
+    elo1: float = 20.0
+    alpha: float = Field(0.05, gt=0, lt=0.5)
+    beta: float = Field(0.05, gt=0, lt=0.5)
+
+    @model_validator(mode="after")
+    def _order(self) -> SprtConfig:
+        if not self.elo1 > self.elo0:
+            raise ValueError(f"elo1 ({self.elo1:g}) must be above elo0 ({self.elo0:g})")
+        return self
+
+
+class TournamentConfig(_Model):
+    """Everything that defines a tournament run. See docs/tournaments.md for each field."""
+
+    name: str = Field("tournament", min_length=1)
+    agents: list[AgentEntry] = Field(min_length=2)
+    """Specs with display names; a plain string is both."""
+    rules: dict[str, Any] = Field(default_factory=dict)
+    """A preset plus overrides, either mode, exactly as in a rules YAML file."""
+    players: int = Field(2, ge=MIN_PLAYERS, le=MAX_PLAYERS)
+    """Seats per table."""
+    format: Format = "round_robin"
+    """``round_robin``: every combination of agents for the table size. ``gauntlet``: the
+    candidate at every table, with each combination of the others (the field)."""
+    candidate: str | None = None
+    """The gauntlet's candidate (default: the first agent)."""
+    deals: int = Field(100, ge=1)
+    """Deals per pairing."""
+    duplicate: bool = True
+    """Play each deal in every seat rotation with the same cards, so luck cancels."""
+    seed: int = Field(0, ge=0, le=MASK64)
+    workers: int = Field(1, ge=1, le=512)
+    backend: Backend = "local"
+    ray_address: str | None = None
+    """The Ray cluster to join (``auto``, ``ray://host:10001``); none starts a local one."""
+    time_limit: float | None = Field(None, gt=0)
+    """Seconds per decision; an agent over it forfeits the game."""
+    hang_timeout: float | None = Field(None, gt=0)
+    """Seconds after which a decision still running is killed with its worker (a forfeit).
+    Default: ``2 * time_limit + 5`` when there is a time limit, else never."""
+    sprt: SprtConfig | None = None
+    bootstrap: int = Field(200, ge=0, le=100_000)
+    """Bootstrap resamples (over deals) for rating intervals and the LOS matrix; 0: none."""
+    output: str | None = None
+    """The output folder (default ``runs/tournaments/NAME``)."""
+
+    @field_validator("agents", mode="before")
+    @classmethod
+    def _plain_strings(cls, value: Any) -> Any:
+        if isinstance(value, list):
+            return [{"name": v, "spec": v} if isinstance(v, str) else
+                    ({"name": str(v["spec"]), **v} if isinstance(v, dict) and "name" not in v
+                     and "spec" in v else v)
+                    for v in value]
+        return value
+
+    @field_validator("rules", mode="before")
+    @classmethod
+    def _rules_mapping(cls, value: Any) -> Any:
+        if value is None:
+            return {}
+        if isinstance(value, str):  # a bare preset name
+            return {"preset": value}
+        return value
+
+    @field_validator("rules")
+    @classmethod
+    def _rules_valid(cls, value: dict[str, Any]) -> dict[str, Any]:
+        try:
+            Rules.from_options(value)
+        except InvalidRulesError as exc:
+            raise ValueError(str(exc)) from None
+        return value
+
+    @field_validator("time_limit", "hang_timeout")
+    @classmethod
+    def _finite(cls, value: float | None) -> float | None:
+        if value is not None and not math.isfinite(value):
+            raise ValueError("must be a finite number of seconds")
+        return value
+
+    @model_validator(mode="after")
+    def _consistent(self) -> TournamentConfig:
+        names = [a.name for a in self.agents]
+        for i, name in enumerate(names):
+            if name in names[:i]:
+                raise ValueError(f"agents.{i}.name: {name!r} is used twice; give each entry "
+                                 "its own name")
+        rules = self.build_rules()
+        try:
+            rules.check_players(self.players)
+        except InvalidRulesError as exc:
+            raise ValueError(f"players: {exc}") from None
+        if self.format == "round_robin":
+            if self.candidate is not None:
+                raise ValueError("candidate: only a gauntlet has a candidate")
+            if len(self.agents) < self.players:
+                raise ValueError(f"players: {self.players} seats need at least {self.players} "
+                                 f"agents in a round robin, not {len(self.agents)}")
+        else:
+            if self.candidate is not None and self.candidate not in names:
+                raise ValueError(f"candidate: {self.candidate!r} is not one of the agents "
+                                 f"({', '.join(names)})")
+            if len(self.agents) - 1 < self.players - 1:
+                raise ValueError(f"players: {self.players} seats need a field of at least "
+                                 f"{self.players - 1} agents besides the candidate")
+        if self.sprt is not None:
+            if self.players != 2:
+                raise ValueError("sprt: needs players: 2 (it tests one agent against another)")
+            if self.format == "round_robin" and len(self.agents) != 2:
+                raise ValueError("sprt: is for gauntlets and head-to-head matches (a round "
+                                 "robin of exactly two agents)")
+        if self.hang_timeout is not None and self.time_limit is not None \
+                and self.hang_timeout < self.time_limit:
+            raise ValueError(f"hang_timeout: {self.hang_timeout:g} s is below the time_limit "
+                             f"({self.time_limit:g} s)")
+        return self
+
+    # -- derived ------------------------------------------------------------------------------
+
+    def build_rules(self) -> Rules:
+        return Rules.from_options(self.rules)
+
+    @property
+    def names(self) -> list[str]:
+        return [a.name for a in self.agents]
+
+    @property
+    def candidate_index(self) -> int:
+        """The gauntlet candidate's index in ``agents``."""
+        return self.names.index(self.candidate) if self.candidate is not None else 0
+
+    @property
+    def output_dir(self) -> Path:
+        return Path(self.output if self.output is not None else f"runs/tournaments/{self.name}")
+
+    @property
+    def kill_after(self) -> float | None:
+        """Seconds a single decision may run before its worker is killed."""
+        if self.hang_timeout is not None:
+            return self.hang_timeout
+        return None if self.time_limit is None else 2 * self.time_limit + 5
+
+    def result_fields(self) -> dict[str, Any]:
+        """The fields that decide every game (see :data:`RESULT_FIELDS`), rules normalised."""
+        data = self.model_dump(mode="json", include=set(RESULT_FIELDS))
+        rules = self.build_rules()
+        data["rules"] = {"mode": rules.mode, "deck": rules.deck.to_json(),
+                         **rules.to_options()}
+        if self.format == "gauntlet":
+            data["candidate"] = self.names[self.candidate_index]
+        return data
+
+
+# -- loading --------------------------------------------------------------------------------------
+
+
+def parse_config(data: Any, *, source: str = "tournament") -> TournamentConfig:
+    """Validate a mapping; errors become one :class:`TournamentConfigError` line."""
+    if not isinstance(data, dict):
+        raise TournamentConfigError(f"{source}: must be a YAML mapping of fields")
+    try:
+        return TournamentConfig.model_validate(data)
+    except ValidationError as exc:
+        raise TournamentConfigError(f"{source}: {_first_error(exc)}") from None
+
+
+def load_config(path: str | Path, overrides: list[str] | None = None) -> TournamentConfig:
+    """Read a YAML config and apply ``KEY=VALUE`` overrides (dotted paths, YAML values)."""
+    path = Path(path)
+    data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    if data is None:
+        data = {}
+    if not isinstance(data, dict):
+        raise TournamentConfigError(f"{path}: must be a YAML mapping of fields")
+    data.setdefault("name", path.stem)
+    for item in overrides or []:
+        apply_override(data, item)
+    return parse_config(data, source=str(path))
+
+
+def apply_override(data: dict[str, Any], item: str) -> None:
+    """Set ``a.b.2.c=VALUE`` in nested mappings and lists; VALUE is read as YAML."""
+    key, sep, text = item.partition("=")
+    if not sep or not key.strip():
+        raise TournamentConfigError(f"--set {item!r}: use KEY=VALUE")
+    try:
+        value = yaml.safe_load(text) if text.strip() else ""
+    except yaml.YAMLError:
+        raise TournamentConfigError(f"--set {item!r}: the value is not valid YAML") from None
+    parts = key.strip().split(".")
+    node: Any = data
+    for depth, part in enumerate(parts):
+        last = depth == len(parts) - 1
+        where = ".".join(parts[:depth + 1])
+        if isinstance(node, list):
+            if not part.isdigit() or int(part) > len(node):
+                raise TournamentConfigError(f"--set {key}: {where} is not an index 0.."
+                                            f"{len(node)} of the list")
+            index = int(part)
+            if last:
+                if index == len(node):
+                    node.append(value)
+                else:
+                    node[index] = value
+            else:
+                if index == len(node):
+                    node.append({})
+                node = node[index]
+        elif isinstance(node, dict):
+            if last:
+                node[part] = value
+            else:
+                if node.get(part) is None:
+                    node[part] = {}
+                elif not isinstance(node[part], (dict, list)):
+                    raise TournamentConfigError(f"--set {key}: {where} is not a mapping or a "
+                                                "list")
+                node = node[part]
+        else:
+            raise TournamentConfigError(f"--set {key}: {'.'.join(parts[:depth])} is not a "
+                                        "mapping or a list")
+
+
+def _first_error(exc: ValidationError) -> str:
+    errors = exc.errors(include_url=False)
+    first = errors[0]
+    loc = ".".join(str(p) for p in first["loc"])
+    msg = first["msg"]
+    for prefix in ("Value error, ", "Assertion failed, "):
+        if msg.startswith(prefix):
+            msg = msg[len(prefix):]
+    if first["type"] == "missing":
+        msg = "missing"
+    elif first["type"] == "extra_forbidden":
+        msg = "unknown field"
+    text = f"{loc}: {msg}" if loc else msg
+    more = len(errors) - 1
+    return " ".join(text.split()) + (f" (and {more} more error{'s' * (more > 1)})" if more
+                                     else "")

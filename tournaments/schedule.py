@@ -1,0 +1,103 @@
+"""Who plays whom, with which cards, in which seats: pairings, deals, rotations and seeds.
+
+A game is named by its key ``(pairing, deal, rotation)``. The cards of a deal come from
+``derive_seed(seed, pairing, deal)`` alone, so every rotation of a duplicate deal has the same
+cards; the rotation only moves the agents over the seats (each agent's own random generator
+depends on its seat, hence on the rotation). Nothing here depends on workers, order of play or
+backend, which is why any schedule of the same keys gives the same games.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from typing import NamedTuple
+
+from pyanitsa.rng import derive_seed
+from pyanitsa.tournaments.config import TournamentConfig
+
+
+class GameKey(NamedTuple):
+    """The unique name of one game of a tournament."""
+
+    pairing: int
+    deal: int
+    rotation: int
+
+
+@dataclass(frozen=True)
+class Pairing:
+    """One table's line-up: agent indices in entry order (a gauntlet's candidate first)."""
+
+    index: int
+    entries: tuple[int, ...]
+
+    def seats(self, rotation: int) -> tuple[int, ...]:
+        """Agent index in each seat for ``rotation``: seat ``s`` gets entry ``(s + r) mod k``."""
+        k = len(self.entries)
+        return tuple(self.entries[(s + rotation) % k] for s in range(k))
+
+
+def make_pairings(config: TournamentConfig) -> list[Pairing]:
+    """Round robin: every combination of agents for the table size, in lexicographic order.
+    Gauntlet: the candidate with every combination of ``players - 1`` agents of the field."""
+    n, k = len(config.agents), config.players
+    if config.format == "round_robin":
+        combos: Sequence[tuple[int, ...]] = list(itertools.combinations(range(n), k))
+    else:
+        c = config.candidate_index
+        field = [i for i in range(n) if i != c]
+        combos = [(c, *rest) for rest in itertools.combinations(field, k - 1)]
+    return [Pairing(i, entries) for i, entries in enumerate(combos)]
+
+
+def deal_seed(seed: int, pairing: int, deal: int) -> int:
+    """The seed that deals the cards of ``deal`` of ``pairing`` (the same for every rotation)."""
+    return derive_seed(seed, pairing, deal)
+
+
+@dataclass(frozen=True)
+class Schedule:
+    """The games of a tournament, in the order they are handed out (deal by deal)."""
+
+    pairings: tuple[Pairing, ...]
+    players: int
+    deals: int
+    duplicate: bool
+    seed: int
+
+    @classmethod
+    def from_config(cls, config: TournamentConfig) -> Schedule:
+        return cls(tuple(make_pairings(config)), config.players, config.deals, config.duplicate,
+                   config.seed)
+
+    def rotations(self, deal: int) -> tuple[int, ...]:
+        """Every rotation for a duplicate deal; otherwise one, taking turns deal by deal."""
+        if self.duplicate:
+            return tuple(range(self.players))
+        return (deal % self.players,)
+
+    @property
+    def block_size(self) -> int:
+        """Games per block: the games of one deal of one pairing."""
+        return self.players if self.duplicate else 1
+
+    @property
+    def total_games(self) -> int:
+        return len(self.pairings) * self.deals * self.block_size
+
+    def block(self, pairing: int, deal: int) -> list[GameKey]:
+        return [GameKey(pairing, deal, r) for r in self.rotations(deal)]
+
+    def blocks(self) -> Iterator[tuple[int, int]]:
+        """``(pairing, deal)`` in hand-out order: deal 0 of every pairing, then deal 1, ..."""
+        for deal in range(self.deals):
+            for p in range(len(self.pairings)):
+                yield p, deal
+
+    def seats(self, key: GameKey) -> tuple[int, ...]:
+        return self.pairings[key.pairing].seats(key.rotation)
+
+    def seed_of(self, key: GameKey) -> int:
+        return deal_seed(self.seed, key.pairing, key.deal)

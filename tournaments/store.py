@@ -1,0 +1,174 @@
+"""The tournament database: SQLite in WAL mode, one row per game, written once.
+
+Only the parent process writes. A batch of finished games goes in one transaction with
+``INSERT OR IGNORE`` on the key ``(pairing, deal, rotation)``, so a retried or duplicated write
+never counts twice and a kill at any moment leaves whole games only. ``meta`` holds the
+configuration the games were played with; resuming checks it.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from pyanitsa.tournaments.config import RESULT_FIELDS, TournamentConfig, TournamentError
+from pyanitsa.tournaments.games import COLUMNS, GameRow
+from pyanitsa.tournaments.schedule import GameKey
+
+DB_NAME = "tournament.db"
+SCHEMA_VERSION = "1"
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS games (
+    pairing INTEGER NOT NULL,
+    deal INTEGER NOT NULL,
+    rotation INTEGER NOT NULL,
+    seed TEXT NOT NULL,
+    seats TEXT NOT NULL,
+    outcome TEXT NOT NULL,
+    points TEXT NOT NULL,
+    places TEXT NOT NULL,
+    scores TEXT,
+    rounds INTEGER,
+    showdowns INTEGER,
+    forfeit_seat INTEGER,
+    forfeit_kind TEXT,
+    forfeit_reason TEXT,
+    result TEXT,
+    record TEXT,
+    seconds REAL NOT NULL,
+    PRIMARY KEY (pairing, deal, rotation)
+) WITHOUT ROWID;
+"""
+
+
+class TournamentStoreError(TournamentError):
+    """A database that cannot be used: missing, another tournament's, or not resumable."""
+
+
+class Store:
+    """An open tournament database."""
+
+    def __init__(self, path: Path, conn: sqlite3.Connection) -> None:
+        self.path = path
+        self.conn = conn
+
+    # -- opening --------------------------------------------------------------------------------
+
+    @classmethod
+    def create(cls, folder: Path, config: TournamentConfig, *, resume: bool,
+               overwrite: bool = False) -> Store:
+        """Open the database of ``folder`` for ``config``: new, or resumed if ``resume``."""
+        folder.mkdir(parents=True, exist_ok=True)
+        path = folder / DB_NAME
+        if overwrite:
+            for suffix in ("", "-wal", "-shm"):
+                Path(f"{path}{suffix}").unlink(missing_ok=True)
+        store = cls(path, _connect(path))
+        meta = store.meta()
+        if "config" not in meta:  # new (or killed before its first commit)
+            store._init(config)
+            return store
+        if not resume:
+            store.close()
+            raise TournamentStoreError(f"{folder} already holds a tournament ({path.name}); "
+                                       "pass --resume to continue it, --overwrite to start "
+                                       "again, or choose another output")
+        old = json.loads(meta["result_fields"])
+        new = config.result_fields()
+        for name in RESULT_FIELDS:
+            if old.get(name) != new.get(name):
+                store.close()
+                raise TournamentStoreError(
+                    f"--resume: {name} differs from the tournament in {path} "
+                    f"({json.dumps(old.get(name))} there, {json.dumps(new.get(name))} now); "
+                    "the games played would not match")
+        with store.conn:
+            store.conn.execute("INSERT OR REPLACE INTO meta VALUES ('config', ?)",
+                               (config.model_dump_json(),))
+        return store
+
+    @classmethod
+    def open(cls, folder: Path) -> Store:
+        """Open an existing database read-mostly (for reports)."""
+        path = Path(folder) / DB_NAME
+        if not path.is_file():
+            raise TournamentStoreError(f"{folder}: no {DB_NAME} (not a tournament output "
+                                       "folder)")
+        store = cls(path, _connect(path))
+        if "config" not in store.meta():
+            store.close()
+            raise TournamentStoreError(f"{path}: holds no tournament configuration")
+        return store
+
+    def _init(self, config: TournamentConfig) -> None:
+        with self.conn:
+            self.conn.executemany("INSERT OR REPLACE INTO meta VALUES (?, ?)", [
+                ("schema", SCHEMA_VERSION),
+                ("config", config.model_dump_json()),
+                ("result_fields", json.dumps(config.result_fields(), sort_keys=True)),
+            ])
+
+    # -- reading and writing --------------------------------------------------------------------
+
+    def meta(self) -> dict[str, str]:
+        return dict(self.conn.execute("SELECT key, value FROM meta"))
+
+    def config(self) -> TournamentConfig:
+        return TournamentConfig.model_validate_json(self.meta()["config"])
+
+    def keys(self) -> set[GameKey]:
+        return {GameKey(*k) for k in
+                self.conn.execute("SELECT pairing, deal, rotation FROM games")}
+
+    def add(self, rows: Iterable[GameRow]) -> int:
+        """Write finished games in one transaction; games already present are left alone.
+        Returns how many were new."""
+        values = [r.to_sql() for r in rows]
+        with self.conn:
+            before = self.conn.total_changes
+            self.conn.executemany(_INSERT, values)
+            return self.conn.total_changes - before
+
+    def add_sql(self, values: list[tuple[Any, ...]]) -> int:
+        """:meth:`add` for rows already in database form (what workers send)."""
+        with self.conn:
+            before = self.conn.total_changes
+            self.conn.executemany(_INSERT, values)
+            return self.conn.total_changes - before
+
+    def rows(self) -> list[GameRow]:
+        """Every game, ordered by key."""
+        cur = self.conn.execute(f"SELECT {', '.join(COLUMNS)} FROM games "
+                                "ORDER BY pairing, deal, rotation")
+        return [GameRow.from_sql(r) for r in cur]
+
+    def count(self) -> int:
+        return self.conn.execute("SELECT COUNT(*) FROM games").fetchone()[0]
+
+    def close(self) -> None:
+        self.conn.close()
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+_INSERT = (f"INSERT OR IGNORE INTO games ({', '.join(COLUMNS)}) "
+           f"VALUES ({', '.join('?' * len(COLUMNS))})")
+
+
+def _connect(path: Path) -> sqlite3.Connection:
+    conn = sqlite3.connect(path, timeout=30, isolation_level="DEFERRED")
+    conn.execute("PRAGMA journal_mode=WAL")
+    # WAL + NORMAL: a killed process never loses a committed transaction (only a power cut can
+    # lose the last ones, and even then the database stays consistent).
+    conn.execute("PRAGMA synchronous=NORMAL")
+    conn.executescript(_SCHEMA)
+    return conn
