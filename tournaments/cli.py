@@ -1,0 +1,112 @@
+"""``pyanitsa tournament CONFIG.yaml`` and ``pyanitsa report OUTPUT_DIR``."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any, TextIO
+
+from pyanitsa.tournaments.config import load_config
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "tournament", help="run a bot tournament from a YAML config",
+        description="Run a round robin or gauntlet between agents, with duplicate deals, into "
+                    "an SQLite database, then write the reports (console table, report.md, "
+                    "results.csv/json, heatmap.png, ratings.png) to the output folder. "
+                    "Fields: docs/tournaments.md.")
+    p.add_argument("config", metavar="CONFIG.yaml")
+    p.add_argument("--set", dest="overrides", action="append", default=[],
+                   metavar="KEY=VALUE", help="override a config field; dotted paths reach "
+                                             "into mappings and lists (deals=10, "
+                                             "rules.preset=tactical-52, agents.0.spec=random)")
+    p.add_argument("--resume", action="store_true",
+                   help="continue the tournament in the output folder (or start it)")
+    p.add_argument("--overwrite", action="store_true",
+                   help="delete the output folder's database first and start again")
+    p.add_argument("--events", metavar="FILE|-",
+                   help="write a JSON-lines event stream (start, game, sprt, worker, finish)")
+    p.add_argument("--quiet", action="store_true", help="no progress bar and no table")
+    p.set_defaults(run=run_tournament_command)
+
+    r = sub.add_parser("report", help="rebuild a tournament's reports from its database",
+                       description="Recompute the statistics of OUTPUT_DIR/tournament.db and "
+                                   "write report.md, results.csv, results.json, heatmap.png "
+                                   "and ratings.png again.")
+    r.add_argument("folder", metavar="OUTPUT_DIR")
+    r.add_argument("--records", metavar="FILE.jsonl",
+                   help="also export every game record with its result (for pyanitsa replay)")
+    r.add_argument("--bootstrap", type=int, metavar="N",
+                   help="bootstrap resamples for the rating intervals (default: the config's)")
+    r.add_argument("--quiet", action="store_true", help="do not print the table")
+    r.set_defaults(run=run_report_command)
+
+
+class _Sink:
+    def __init__(self, fh: TextIO) -> None:
+        self.fh = fh
+
+    def __call__(self, event: dict[str, Any]) -> None:
+        self.fh.write(json.dumps(event, ensure_ascii=False) + "\n")
+        self.fh.flush()
+
+
+def run_tournament_command(args: argparse.Namespace) -> int:
+    from pyanitsa.tournaments.runner import run_tournament
+
+    config = load_config(args.config, args.overrides)
+    rules = config.build_rules()
+    if rules.mode == "classic" and rules.pickup_order != "agent":
+        print(f"pyanitsa tournament: warning: classic rules with pickup_order: "
+              f"{rules.pickup_order} leave the agents no decision; every game is decided by "
+              "the deal (set pickup_order: agent)", file=sys.stderr)
+    out: TextIO = sys.stdout
+    sink = None
+    events_file = None
+    if args.events == "-":
+        sink = _Sink(sys.stdout)
+        out = sys.stderr
+    elif args.events:
+        events_file = open(args.events, "w", encoding="utf-8")  # noqa: SIM115
+        sink = _Sink(events_file)
+    try:
+        result = run_tournament(config, resume=args.resume, overwrite=args.overwrite,
+                                progress=not args.quiet, events=sink)
+    finally:
+        if events_file is not None:
+            events_file.close()
+    build_reports(config.output_dir, quiet=args.quiet, out=out)
+    if not args.quiet:
+        print(f"{result.played} games played in {result.seconds:.1f} s; reports in "
+              f"{config.output_dir}/", file=out)
+    return 0
+
+
+def build_reports(folder: Path, *, quiet: bool, out: TextIO, records: str | None = None,
+                  bootstrap: int | None = None) -> None:
+    from pyanitsa.tournaments.report import console_table, write_records, write_reports
+    from pyanitsa.tournaments.stats import summarize
+    from pyanitsa.tournaments.store import Store
+
+    with Store.open(folder) as store:
+        config = store.config()
+        rows = store.rows()
+    if bootstrap is not None:
+        config = config.model_copy(update={"bootstrap": max(0, bootstrap)})
+    summary = summarize(config, rows)
+    write_reports(Path(folder), summary, rows)
+    if records:
+        n = write_records(Path(records), rows)
+        if not quiet:
+            print(f"{n} records written to {records}", file=out)
+    if not quiet:
+        print(console_table(summary), file=out)
+
+
+def run_report_command(args: argparse.Namespace) -> int:
+    build_reports(Path(args.folder), quiet=args.quiet, out=sys.stdout, records=args.records,
+                  bootstrap=args.bootstrap)
+    return 0

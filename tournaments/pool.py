@@ -1,0 +1,164 @@
+"""The local backend: a pool of worker processes, one pipe each, that the parent can kill.
+
+Unlike ``concurrent.futures``, each worker is ours: the parent reads its decision status from
+shared memory, kills it (by its own pid) when a decision hangs, sees it die, and starts a
+fresh one, while the other workers go on. Workers are forked where the platform allows it
+(then agent modules on the parent's ``sys.path`` are importable as they are) and spawned
+elsewhere.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import multiprocessing
+import signal
+import sys
+import traceback
+from collections.abc import Sequence
+from multiprocessing.connection import Connection, wait
+from typing import Any
+
+from pyanitsa.tournaments.schedule import GameKey
+from pyanitsa.tournaments.worker import DecisionStatus, Snapshot, WorkerContext
+
+Message = tuple[Any, ...]
+"""``("done", wid, chunk, rows)``, ``("failed", wid, chunk, text)`` or
+``("died", wid, exitcode, snapshot | None)``."""
+
+
+def _worker_main(config_json: str, conn: Connection, values: Any) -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
+    status = DecisionStatus(values)
+    try:
+        context = WorkerContext(config_json, status)
+    except Exception as exc:  # a spec that does not build here: report, then stop
+        conn.send(("failed", -1, f"building the agents: {type(exc).__name__}: {exc}"))
+        return
+    while True:
+        try:
+            message = conn.recv()
+        except (EOFError, OSError):  # the parent is gone
+            return
+        if message is None:
+            return
+        chunk, keys = message
+        try:
+            rows = context.play(chunk, keys)
+            reply = ("done", chunk, rows)
+        except Exception:
+            reply = ("failed", chunk, traceback.format_exc(limit=8))
+        try:
+            conn.send(reply)
+        except OSError:  # the parent is gone
+            return
+
+
+class _Worker:
+    def __init__(self, ctx: Any, config_json: str) -> None:
+        self.conn, child = ctx.Pipe()
+        self.values = ctx.Array("d", [-1.0, -1.0, -1.0, 0.0], lock=False)
+        self.status = DecisionStatus(self.values)
+        self.process = ctx.Process(target=_worker_main, args=(config_json, child, self.values),
+                                   daemon=True, name="pyanitsa-tournament-worker")
+        self.process.start()
+        child.close()
+
+
+class LocalBackend:
+    """Worker processes on this machine."""
+
+    depth = 2
+    """Chunks handed to a worker at once, so it never waits for the parent."""
+    name = "local"
+
+    def __init__(self, config_json: str, workers: int) -> None:
+        method = "fork" if "fork" in multiprocessing.get_all_start_methods() \
+            and sys.platform != "darwin" else "spawn"
+        self.ctx = multiprocessing.get_context(method)
+        self.config_json = config_json
+        self.workers: list[_Worker | None] = [None] * workers
+
+    @property
+    def ids(self) -> range:
+        return range(len(self.workers))
+
+    def start(self) -> None:
+        for wid in self.ids:
+            self.workers[wid] = _Worker(self.ctx, self.config_json)
+
+    def _get(self, wid: int) -> _Worker:
+        worker = self.workers[wid]
+        assert worker is not None
+        return worker
+
+    def submit(self, wid: int, chunk: int, keys: Sequence[GameKey]) -> None:
+        self._get(wid).conn.send((chunk, [tuple(k) for k in keys]))
+
+    def wait(self, timeout: float) -> list[Message]:
+        """Messages that arrived within ``timeout`` seconds (results before deaths)."""
+        by_handle: dict[Any, tuple[int, str]] = {}
+        for wid in self.ids:
+            w = self._get(wid)
+            by_handle[w.conn] = (wid, "conn")
+            by_handle[w.process.sentinel] = (wid, "sentinel")
+        out: list[Message] = []
+        dead: list[int] = []
+        for handle in wait(list(by_handle), timeout):
+            wid, what = by_handle[handle]
+            if what == "conn":
+                out.extend(self._drain(wid))
+            elif wid not in dead:
+                dead.append(wid)
+        for wid in dead:
+            out.extend(self._drain(wid))
+            w = self._get(wid)
+            w.process.join(1)
+            out.append(("died", wid, w.process.exitcode, self.snapshot(wid)))
+        return out
+
+    def _drain(self, wid: int) -> list[Message]:
+        conn = self._get(wid).conn
+        out = []
+        try:
+            while conn.poll():
+                kind, chunk, payload = conn.recv()
+                out.append((kind, wid, chunk, payload))
+        except (EOFError, OSError):
+            pass
+        return out
+
+    def snapshot(self, wid: int) -> Snapshot:
+        return self._get(wid).status.snapshot()
+
+    def kill(self, wid: int) -> list[Message]:
+        """Kill a worker (results it already sent are returned) and start a fresh one."""
+        w = self._get(wid)
+        messages = self._drain(wid)
+        if w.process.is_alive():
+            w.process.kill()
+        w.process.join(5)
+        w.conn.close()
+        self.workers[wid] = _Worker(self.ctx, self.config_json)
+        return messages
+
+    def restart(self, wid: int) -> None:
+        """Replace a worker that died."""
+        w = self._get(wid)
+        w.conn.close()
+        self.workers[wid] = _Worker(self.ctx, self.config_json)
+
+    def close(self) -> None:
+        for w in self.workers:
+            if w is None:
+                continue
+            with contextlib.suppress(OSError):
+                w.conn.send(None)
+        for w in self.workers:
+            if w is None:
+                continue
+            w.process.join(2)
+            if w.process.is_alive():
+                w.process.kill()
+                w.process.join(2)
+            w.conn.close()
+        self.workers = [None] * len(self.workers)

@@ -1,0 +1,347 @@
+"""Reports of a tournament, all built from the database: console table, report.md, results.csv,
+results.json, heatmap.png (head-to-head) and ratings.png (Elo with 95% intervals)."""
+
+from __future__ import annotations
+
+import csv
+import json
+import math
+import re
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from pyanitsa.tournaments.games import GameRow
+from pyanitsa.tournaments.schedule import Schedule
+from pyanitsa.tournaments.stats import AgentStats, Summary, count_blocks, elo_of_score
+
+FILES = ("report.md", "results.csv", "results.json", "heatmap.png", "ratings.png")
+
+
+def order(summary: Summary) -> list[int]:
+    """Agent indices, best first: by rating, else by score."""
+    agents = summary.agents
+
+    def key(i: int) -> tuple[float, float]:
+        a = agents[i]
+        rating = a.rating if a.rating is not None else -math.inf
+        score = a.score if a.games else -math.inf
+        return (-rating, -score)
+
+    return sorted(range(len(agents)), key=key)
+
+
+def _fmt(value: float | None, spec: str, empty: str = "–") -> str:
+    return empty if value is None or (isinstance(value, float) and math.isnan(value)) \
+        else format(value, spec)
+
+
+def _elo(x: float) -> str:
+    return f"{int(round(x)):+d}"
+
+
+def _rating(a: AgentStats) -> str:
+    return "–" if a.rating is None else _elo(a.rating)
+
+
+def _interval(a: AgentStats) -> str:
+    if a.rating_low is None or a.rating_high is None:
+        return ""
+    return f"[{_elo(a.rating_low)}, {_elo(a.rating_high)}]"
+
+
+def _forfeits(a: AgentStats) -> str:
+    if not a.forfeits:
+        return "0"
+    return f"{a.forfeit_count} (" + ", ".join(f"{k} {v}" for k, v in sorted(a.forfeits.items())) \
+        + ")"
+
+
+def describe(summary: Summary) -> str:
+    c = summary.config
+    rules = c.build_rules()
+    preset = c.rules.get("preset")
+    rules_text = f"{preset}" if preset else rules.mode
+    extra = {k: v for k, v in c.rules.items() if k != "preset"}
+    if extra:
+        rules_text += " with " + ", ".join(f"{k}={v}" for k, v in extra.items())
+    fmt = "round robin" if c.format == "round_robin" else \
+        f"gauntlet of {c.names[c.candidate_index]}"
+    dup = "duplicate deals" if c.duplicate else "single deals"
+    return (f"{c.name}: {fmt}, {len(c.agents)} agents, {c.players} players a table, "
+            f"{rules_text} (deck {rules.deck}), {c.deals} {dup} per pairing, seed {c.seed}; "
+            f"{summary.counted} of {summary.games} games counted ({summary.scheduled} "
+            "scheduled)")
+
+
+STANDING_HEADERS = ("#", "agent", "Elo", "95% CI", "games", "W", "D", "L", "score", "margin",
+                    "rounds", "forfeits")
+
+
+def standings(summary: Summary) -> list[tuple[str, ...]]:
+    rows = []
+    for rank, i in enumerate(order(summary), 1):
+        a = summary.agents[i]
+        rows.append((str(rank), a.name, _rating(a), _interval(a), str(a.games), str(a.wins),
+                     str(a.draws), str(a.losses), _fmt(a.score, ".3f"), _fmt(a.margin, "+.2f"),
+                     _fmt(a.length, ".1f"), _forfeits(a)))
+    return rows
+
+
+def _text_table(headers: Sequence[str], rows: Sequence[Sequence[str]],
+                right: Sequence[bool]) -> str:
+    widths = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h)
+              for i, h in enumerate(headers)]
+
+    def line(cells: Sequence[str]) -> str:
+        return "  ".join(c.rjust(w) if r else c.ljust(w)
+                         for c, w, r in zip(cells, widths, right, strict=True)).rstrip()
+
+    return "\n".join([line(headers), line(["-" * w for w in widths]), *map(line, rows)])
+
+
+def console_table(summary: Summary) -> str:
+    right = [True, False, True, False, True, True, True, True, True, True, True, False]
+    parts = [describe(summary), "", _text_table(STANDING_HEADERS, standings(summary), right)]
+    idx = order(summary)
+    n = len(idx)
+    if n <= 12:
+        headers = ["head-to-head score", *[str(k + 1) for k in range(n)]]
+        rows = []
+        for k, i in enumerate(idx):
+            cells = [f"{k + 1}. {summary.agents[i].name}"]
+            for j in idx:
+                s = summary.h2h.score[i][j]
+                cells.append("" if i == j else _fmt(s, ".2f", "·"))
+            rows.append(cells)
+        parts += ["", _text_table(headers, rows, [False] + [True] * n)]
+    for s in summary.sprt:
+        parts.append(f"SPRT {s.agents[0]} vs {s.agents[1]}: {s.verdict} (LLR {s.llr:+.2f} in "
+                     f"[{s.lower:.2f}, {s.upper:.2f}], {s.blocks} pairs, score {s.score:.3f})")
+    return "\n".join(parts)
+
+
+# -- markdown ---------------------------------------------------------------------------------------
+
+
+def _md_table(headers: Sequence[str], rows: Sequence[Sequence[str]],
+              right: Sequence[bool]) -> str:
+    align = ["---:" if r else "---" for r in right]
+    esc = [[c.replace("|", "\\|") for c in row] for row in rows]
+    return "\n".join(["| " + " | ".join(headers) + " |", "| " + " | ".join(align) + " |",
+                      *["| " + " | ".join(r) + " |" for r in esc]])
+
+
+def markdown(summary: Summary, rows: Sequence[GameRow]) -> str:
+    c = summary.config
+    idx = order(summary)
+    names = [a.name for a in summary.agents]
+    out = [f"# Tournament `{c.name}`", "", describe(summary) + ".", ""]
+    out += ["## Agents", "",
+            _md_table(["agent", "spec"], [(a.name, f"`{a.spec}`") for a in c.agents],
+                      [False, False]), ""]
+    out += ["## Standings", "",
+            "Score is mean points per game (a game gives 1 point, split among the seats in "
+            "first place); margin is the mean tactical score minus the best other score; "
+            "Elo is the Plackett–Luce (Bradley–Terry for two seats) fit with a bootstrap "
+            "95% interval over deals.", "",
+            _md_table(STANDING_HEADERS, standings(summary),
+                      [True, False, True, False, True, True, True, True, True, True, True,
+                       False]), ""]
+    h = summary.h2h
+    cells = []
+    for i in idx:
+        row = [names[i]]
+        for j in idx:
+            s = h.score[i][j]
+            if i == j or s is None:
+                row.append("")
+            elif h.low[i][j] is None:
+                row.append(f"{100 * s:.1f}")
+            else:
+                row.append(f"{100 * s:.1f} [{100 * h.low[i][j]:.0f}–{100 * h.high[i][j]:.0f}]"
+                           )
+        cells.append(row)
+    out += ["## Head to head", "",
+            "Row agent's score against the column agent in percent (better place 100, same "
+            "place 50), with a 95% interval over duplicate blocks (one deal in all its seat "
+            "rotations).", "",
+            _md_table(["", *[names[j] for j in idx]], cells, [False] + [True] * len(idx)), "",
+            "![head to head](heatmap.png)", ""]
+    r = summary.ratings
+    if r is not None and r.los is not None:
+        los_rows = [[names[i], *("" if i == j else f"{100 * r.los[i][j]:.0f}" for j in idx)]
+                    for i in idx]
+        out += ["## Likelihood of superiority", "",
+                f"Percent of {r.bootstrap} bootstrap fits (deals resampled within each "
+                "pairing) that rate the row agent above the column agent.", "",
+                _md_table(["", *[names[j] for j in idx]], los_rows,
+                          [False] + [True] * len(idx)), "",
+                "![ratings](ratings.png)", ""]
+    if summary.sprt:
+        out += ["## SPRT", "",
+                _md_table(["pairing", "verdict", "LLR", "bounds", "pairs", "score", "Elo"],
+                          [(f"{s.agents[0]} vs {s.agents[1]}", s.verdict, f"{s.llr:+.2f}",
+                            f"[{s.lower:.2f}, {s.upper:.2f}]", str(s.blocks),
+                            f"{s.score:.3f}", _signed(elo_of_score(s.score)))
+                           for s in summary.sprt], [False, False, True, False, True, True,
+                                                    True]), ""]
+    forfeits = [row for row in rows if row.forfeit_seat is not None]
+    if forfeits:
+        groups: dict[tuple[str, str, str], list[GameRow]] = {}
+        for f in forfeits:
+            assert f.forfeit_seat is not None
+            groups.setdefault((names[f.seats[f.forfeit_seat]], f.forfeit_kind or ""),
+                              []).append(f)
+        out += ["## Forfeits", "",
+                _md_table(["agent", "kind", "games", "first game", "reason (first game)"],
+                          [(agent, kind, str(len(fs)), f"{fs[0].pairing}/{fs[0].deal}/"
+                            f"{fs[0].rotation}", _clip(_reason(fs[0]), 160))
+                           for (agent, kind), fs in groups.items()],
+                          [False, False, True, False, False]), "",
+                "Games are pairing/deal/rotation; every forfeit is in results.csv.", ""]
+    out += ["## Files", "",
+            "`results.csv` (one line per game), `results.json` (these statistics), "
+            "`tournament.db` (SQLite; every game with its replayable record: "
+            "`pyanitsa report DIR --records games.jsonl` exports them for `pyanitsa replay`).",
+            ""]
+    return "\n".join(out)
+
+
+def _reason(row: GameRow) -> str:
+    return re.sub(r"^seat \d+: ", "", row.forfeit_reason or "")
+
+
+def _signed(x: float) -> str:
+    return _elo(x) if math.isfinite(x) else ("+inf" if x > 0 else "-inf")
+
+
+def _clip(text: str, n: int) -> str:
+    return text if len(text) <= n else text[: n - 1] + "…"
+
+
+# -- csv / json / records ----------------------------------------------------------------------------
+
+
+CSV_COLUMNS = ("pairing", "deal", "rotation", "seed", "agents", "outcome", "points", "places",
+               "scores", "rounds", "showdowns", "forfeit_agent", "forfeit_kind",
+               "forfeit_reason", "counted")
+
+
+def write_csv(path: Path, summary: Summary, rows: Sequence[GameRow]) -> None:
+    names = summary.config.names
+    counted = _counted_keys(summary, rows)
+    with open(path, "w", newline="", encoding="utf-8") as fh:
+        w = csv.writer(fh)
+        w.writerow(CSV_COLUMNS)
+        for r in rows:
+            w.writerow([r.pairing, r.deal, r.rotation, r.seed, ";".join(names[i] for i in r.seats),
+                        r.outcome, ";".join(f"{p:.4g}" for p in r.points),
+                        ";".join(map(str, r.places)),
+                        "" if r.scores is None else ";".join(map(str, r.scores)),
+                        "" if r.rounds is None else r.rounds,
+                        "" if r.showdowns is None else r.showdowns,
+                        "" if r.forfeit_seat is None else names[r.seats[r.forfeit_seat]],
+                        r.forfeit_kind or "", r.forfeit_reason or "",
+                        int(r.key in counted)])
+
+
+def _counted_keys(summary: Summary, rows: Sequence[GameRow]) -> set[Any]:
+    blocks, _, _ = count_blocks(summary.config, Schedule.from_config(summary.config), rows)
+    return {r.key for rs in blocks.values() for r in rs}
+
+
+def write_records(path: Path, rows: Sequence[GameRow]) -> int:
+    """Every played game as ``{"record": ..., "result": ...}`` lines (``pyanitsa replay``)."""
+    n = 0
+    with open(path, "w", encoding="utf-8") as fh:
+        for r in rows:
+            if r.record is None:
+                continue
+            fh.write(f'{{"record": {r.record}, "result": {r.result}}}\n')
+            n += 1
+    return n
+
+
+# -- plots ---------------------------------------------------------------------------------------------
+
+
+def _figure(width: float, height: float) -> Any:
+    from matplotlib.figure import Figure  # Agg canvas, no pyplot state
+
+    return Figure(figsize=(width, height), dpi=110, layout="constrained")
+
+
+def plot_heatmap(path: Path, summary: Summary) -> None:
+    import numpy as np
+
+    idx = order(summary)
+    names = [summary.agents[i].name for i in idx]
+    n = len(idx)
+    grid = np.full((n, n), np.nan)
+    for a, i in enumerate(idx):
+        for b, j in enumerate(idx):
+            s = summary.h2h.score[i][j]
+            if i != j and s is not None:
+                grid[a, b] = 100 * s
+    fig = _figure(1.6 + 0.75 * n, 1.2 + 0.6 * n)
+    ax = fig.add_subplot()
+    im = ax.imshow(grid, cmap="RdBu", vmin=0, vmax=100)
+    ax.set_xticks(range(n), names, rotation=40, ha="right")
+    ax.set_yticks(range(n), names)
+    for a in range(n):
+        for b in range(n):
+            if not np.isnan(grid[a, b]):
+                ax.text(b, a, f"{grid[a, b]:.0f}", ha="center", va="center", fontsize=8,
+                        color="white" if abs(grid[a, b] - 50) > 30 else "black")
+    ax.set_title(f"{summary.config.name}: row's score vs column (%)")
+    fig.colorbar(im, ax=ax, shrink=0.8)
+    fig.savefig(path)
+
+
+def plot_ratings(path: Path, summary: Summary) -> None:
+    idx = order(summary)[::-1]
+    agents = [summary.agents[i] for i in idx if summary.agents[i].rating is not None]
+    fig = _figure(6.5, 1.0 + 0.42 * max(1, len(agents)))
+    ax = fig.add_subplot()
+    if agents:
+        y = list(range(len(agents)))
+        x = [a.rating for a in agents]
+        if all(a.rating_low is not None for a in agents):
+            err = [[max(0.0, a.rating - a.rating_low) for a in agents],  # type: ignore
+                   [max(0.0, a.rating_high - a.rating) for a in agents]]  # type: ignore
+        else:
+            err = None
+        ax.errorbar(x, y, xerr=err, fmt="o", capsize=4, color="tab:blue")
+        ax.set_yticks(y, [a.name for a in agents])
+        ax.axvline(0, color="grey", lw=0.8, ls=":")
+    ax.set_xlabel("Elo (mean 0), 95% bootstrap interval")
+    ax.set_title(f"{summary.config.name}: ratings")
+    fig.savefig(path)
+
+
+# -- all at once ---------------------------------------------------------------------------------------
+
+
+def write_reports(folder: Path, summary: Summary, rows: Sequence[GameRow]) -> list[Path]:
+    folder.mkdir(parents=True, exist_ok=True)
+    paths = [folder / f for f in FILES]
+    md, csv_path, js, heat, rat = paths
+    md.write_text(markdown(summary, rows), encoding="utf-8")
+    write_csv(csv_path, summary, rows)
+    js.write_text(json.dumps(_clean(summary.to_json()), indent=1, ensure_ascii=False) + "\n",
+                  encoding="utf-8")
+    plot_heatmap(heat, summary)
+    plot_ratings(rat, summary)
+    return paths
+
+
+def _clean(value: Any) -> Any:
+    """JSON without NaN or infinities (they become null)."""
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {k: _clean(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_clean(v) for v in value]
+    return value

@@ -1,0 +1,360 @@
+"""Running a tournament: hand chunks of games to workers, store each finished game once.
+
+The parent process owns the database and the schedule. Workers (local processes or Ray actors)
+build the agents once and play chunks of whole duplicate blocks; every finished chunk is
+written in one transaction with ``INSERT OR IGNORE``, so nothing is counted twice and a kill
+loses at most the chunks in flight. Resuming skips the keys already stored; because every
+game's cards and agent generators come from its key alone, the results are those of an
+uninterrupted run, with any number of workers, on either backend.
+
+Failures:
+
+* An agent that raises, answers illegally or overruns ``time_limit`` forfeits the game
+  (:mod:`pyanitsa.agents.game` checks each answer, the time after it returns).
+* A decision still running after ``kill_after`` seconds (``hang_timeout``, by default
+  ``2 * time_limit + 5``) gets its worker killed; the agent forfeits that game (``timeout``),
+  the worker is replaced and the other games of its chunks are handed out again.
+* A local worker that dies during a decision (a crash in the agent) forfeits that game for the
+  agent (``error``); a worker that dies elsewhere has its chunks retried once, and the run stops
+  with an error if the same chunk kills a worker again.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from collections import deque
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pyanitsa.agents.specs import make_agent
+from pyanitsa.tournaments.config import TournamentConfig, TournamentConfigError, TournamentError
+from pyanitsa.tournaments.games import GameRow, forfeit_row
+from pyanitsa.tournaments.schedule import GameKey, Schedule
+from pyanitsa.tournaments.stats import Sprt
+from pyanitsa.tournaments.store import Store
+
+EventSink = Callable[[dict[str, Any]], None]
+
+
+@dataclass
+class Chunk:
+    id: int
+    keys: list[GameKey]
+    crashes: int = 0
+
+
+@dataclass
+class RunResult:
+    """What a run did."""
+
+    output: Path
+    played: int
+    """Games played and stored by this run."""
+    games: int
+    """Games in the database now."""
+    seconds: float
+    sprt: dict[int, str] = field(default_factory=dict)
+    """Pairings stopped by the SPRT: pairing -> ``H0`` / ``H1``."""
+
+
+class SprtTracker:
+    """The SPRT of every pairing, fed complete blocks in deal order (as the statistics are)."""
+
+    def __init__(self, config: TournamentConfig, schedule: Schedule) -> None:
+        assert config.sprt is not None
+        self.schedule = schedule
+        self.tests = {p.index: Sprt(config.sprt) for p in schedule.pairings}
+        self.next_deal = dict.fromkeys(self.tests, 0)
+        self.partial: dict[tuple[int, int], list[float]] = {}
+        self.ready: dict[tuple[int, int], float] = {}
+
+    def stopped(self, pairing: int) -> bool:
+        return self.tests[pairing].decision is not None
+
+    def add(self, pairing: int, deal: int, seats: list[int], points: list[float]) -> str | None:
+        """Count a game; return the pairing's decision if this game completed it."""
+        if deal >= self.schedule.deals or self.stopped(pairing):
+            return None
+        first = self.schedule.pairings[pairing].entries[0]
+        scores = self.partial.setdefault((pairing, deal), [])
+        scores.append(points[seats.index(first)])
+        if len(scores) < self.schedule.block_size:
+            return None
+        self.ready[(pairing, deal)] = sum(scores) / len(scores)
+        del self.partial[(pairing, deal)]
+        test = self.tests[pairing]
+        while (pairing, self.next_deal[pairing]) in self.ready and test.decision is None:
+            test.add(self.ready.pop((pairing, self.next_deal[pairing])))
+            self.next_deal[pairing] += 1
+        return test.decision
+
+
+def check_agents(config: TournamentConfig) -> None:
+    """Build every agent once here, so a bad spec fails before any worker starts."""
+    for i, entry in enumerate(config.agents):
+        try:
+            make_agent(entry.spec)
+        except Exception as exc:
+            raise TournamentConfigError(f"agents.{i}.spec: {' '.join(str(exc).split())}") \
+                from None
+
+
+def make_backend(config: TournamentConfig, workers: int) -> Any:
+    config_json = config.model_dump_json()
+    if config.backend == "ray":
+        try:
+            from pyanitsa.tournaments.ray_backend import RayBackend
+        except ImportError as exc:
+            raise TournamentError(f"backend: ray is not installed ({exc}); install the "
+                                  "'ray' extra: pip install 'pyanitsa[ray]'") from None
+        return RayBackend(config_json, workers, config.ray_address)
+    from pyanitsa.tournaments.pool import LocalBackend
+    return LocalBackend(config_json, workers)
+
+
+def run_tournament(config: TournamentConfig, *, resume: bool = False, overwrite: bool = False,
+                   progress: bool = False, events: EventSink | None = None,
+                   poll: float = 0.25) -> RunResult:
+    """Play (or finish) a tournament into ``config.output_dir``; see the module docstring."""
+    start = time.perf_counter()
+    config.build_rules()
+    check_agents(config)
+    schedule = Schedule.from_config(config)
+    store = Store.create(config.output_dir, config, resume=resume, overwrite=overwrite)
+    try:
+        return _Run(config, schedule, store, progress, events, poll).run(start)
+    finally:
+        store.close()
+
+
+class _Run:
+    def __init__(self, config: TournamentConfig, schedule: Schedule, store: Store,
+                 progress: bool, events: EventSink | None, poll: float) -> None:
+        self.config = config
+        self.schedule = schedule
+        self.store = store
+        self.events = events
+        self.poll = poll
+        self.show_progress = progress
+        self.names = config.names
+        self.done = store.keys()
+        self.sprt = SprtTracker(config, schedule) if config.sprt is not None else None
+        self.decisions: dict[int, str] = {}
+        if self.sprt is not None:
+            for row in store.rows():
+                self._count_sprt(row.pairing, row.deal, list(row.seats), list(row.points),
+                                 announce=False)
+        # the games still to play, block by block in hand-out order
+        self.todo: deque[list[GameKey]] = deque()
+        self.unissued: dict[int, int] = dict.fromkeys(range(len(schedule.pairings)), 0)
+        for pairing, deal in schedule.blocks():
+            keys = [k for k in schedule.block(pairing, deal) if k not in self.done]
+            if keys:
+                self.todo.append(keys)
+                self.unissued[pairing] += len(keys)
+        self.retry: deque[Chunk] = deque()
+        self.chunk_ids = iter(range(1 << 62))
+        self.played = 0
+        remaining = sum(self.unissued[p] for p in self.unissued if not self._stopped(p))
+        workers = max(1, min(config.workers, len(self.todo)))
+        target = max(1, min(64, remaining // (workers * 8)))
+        if config.sprt is not None:
+            target = min(target, 4 * schedule.block_size)
+        self.chunk_games = target
+        self.workers = workers
+        self.bar: Any = None
+
+    # -- bookkeeping ----------------------------------------------------------------------------
+
+    def _stopped(self, pairing: int) -> bool:
+        return self.sprt is not None and self.sprt.stopped(pairing)
+
+    def _emit(self, event: dict[str, Any]) -> None:
+        if self.events is not None:
+            self.events(event)
+
+    def _count_sprt(self, pairing: int, deal: int, seats: list[int], points: list[float], *,
+                    announce: bool = True) -> None:
+        assert self.sprt is not None
+        decision = self.sprt.add(pairing, deal, seats, points)
+        if decision is None or pairing in self.decisions:
+            return
+        self.decisions[pairing] = decision
+        test = self.sprt.tests[pairing]
+        dropped = self.unissued[pairing]
+        self.unissued[pairing] = 0
+        if self.bar is not None:
+            self.bar.total = max(self.bar.n, self.bar.total - dropped)
+            self.bar.refresh()
+        if announce:
+            a, b = self.schedule.pairings[pairing].entries
+            self._emit({"event": "sprt", "pairing": pairing,
+                        "agents": [self.names[a], self.names[b]], "decision": decision,
+                        "llr": test.llr, "blocks": test.n, "score": test.mean})
+
+    def _next_chunk(self) -> Chunk | None:
+        while self.retry:
+            chunk = self.retry.popleft()
+            chunk.keys = [k for k in chunk.keys if not self._stopped(k.pairing)]
+            if chunk.keys:
+                return chunk
+        keys: list[GameKey] = []
+        while self.todo and len(keys) < self.chunk_games:
+            block = self.todo.popleft()
+            pairing = block[0].pairing
+            if self._stopped(pairing):
+                continue
+            self.unissued[pairing] -= len(block)
+            keys.extend(block)
+        return Chunk(next(self.chunk_ids), keys) if keys else None
+
+    def _store(self, rows: list[tuple[Any, ...]]) -> None:
+        new = self.store.add_sql(rows)
+        self.played += new
+        if self.bar is not None:
+            self.bar.update(new)
+        for sql in rows:
+            key = GameKey(*sql[:3])
+            if key in self.done:
+                continue
+            self.done.add(key)
+            if self.sprt is not None or self.events is not None:
+                seats, points = json.loads(sql[4]), json.loads(sql[6])
+                if self.events is not None:
+                    self._emit(self._game_event(GameRow.from_sql(sql)))
+                if self.sprt is not None:
+                    self._count_sprt(key.pairing, key.deal, seats, points)
+
+    def _game_event(self, row: GameRow) -> dict[str, Any]:
+        forfeit = None if row.forfeit_seat is None else {
+            "seat": row.forfeit_seat, "agent": self.names[row.seats[row.forfeit_seat]],
+            "kind": row.forfeit_kind, "reason": row.forfeit_reason}
+        return {"event": "game", "pairing": row.pairing, "deal": row.deal,
+                "rotation": row.rotation, "agents": [self.names[i] for i in row.seats],
+                "outcome": row.outcome, "points": list(row.points), "places": list(row.places),
+                "rounds": row.rounds, "forfeit": forfeit}
+
+    # -- the loop -------------------------------------------------------------------------------
+
+    def run(self, start: float) -> RunResult:
+        total_known = self.schedule.total_games
+        already = sum(1 for k in self.done if k.deal < self.schedule.deals)
+        to_play = sum(self.unissued[p] for p in self.unissued if not self._stopped(p))
+        self._emit({"event": "start", "name": self.config.name,
+                    "output": str(self.config.output_dir), "scheduled": total_known,
+                    "stored": len(self.done), "to_play": to_play, "workers": self.workers,
+                    "backend": self.config.backend})
+        if to_play:
+            backend = make_backend(self.config, self.workers)
+            try:
+                backend.start()
+                self.bar = _progress_bar(already + to_play, already, self.config.name,
+                                         self.show_progress)
+                self._loop(backend)
+            finally:
+                backend.close()
+                if self.bar is not None:
+                    self.bar.close()
+        seconds = time.perf_counter() - start
+        games = self.store.count()
+        self._emit({"event": "finish", "played": self.played, "games": games,
+                    "seconds": seconds})
+        return RunResult(self.config.output_dir, self.played, games, seconds,
+                         dict(self.decisions))
+
+    def _loop(self, backend: Any) -> None:
+        inflight: dict[int, list[Chunk]] = {wid: [] for wid in backend.ids}
+        kill_after = self.config.kill_after
+        last_check = time.monotonic()
+        check_every = 0.0 if backend.name == "local" else max(1.0, (kill_after or 0) / 4)
+        while True:
+            for wid in backend.ids:
+                while len(inflight[wid]) < backend.depth:
+                    chunk = self._next_chunk()
+                    if chunk is None:
+                        break
+                    backend.submit(wid, chunk.id, chunk.keys)
+                    inflight[wid].append(chunk)
+            if not any(inflight.values()):
+                return
+            for message in backend.wait(self.poll):
+                kind, wid = message[0], message[1]
+                if kind == "done":
+                    chunk_id, rows = message[2], message[3]
+                    inflight[wid] = [c for c in inflight[wid] if c.id != chunk_id]
+                    self._store(rows)
+                elif kind == "failed":
+                    raise TournamentError(f"worker {wid} failed: {message[3].strip()}")
+                elif kind == "died":
+                    self._lost(backend, wid, inflight, message[3], "error",
+                               f"worker process died (exit code {message[2]})")
+                    backend.restart(wid)
+            if kill_after is not None and time.monotonic() - last_check >= check_every:
+                last_check = time.monotonic()
+                for wid in backend.ids:
+                    if not inflight[wid]:
+                        continue
+                    snap = backend.snapshot(wid)
+                    if snap is None or snap.seat < 0 or snap.elapsed <= kill_after:
+                        continue
+                    for message in backend.kill(wid):
+                        if message[0] == "done":
+                            inflight[wid] = [c for c in inflight[wid] if c.id != message[2]]
+                            self._store(message[3])
+                    self._lost(backend, wid, inflight, snap, "timeout",
+                               f"still deciding after {snap.elapsed:.1f} s (kill after "
+                               f"{kill_after:g} s); its worker was killed")
+
+    def _lost(self, backend: Any, wid: int, inflight: dict[int, list[Chunk]], snap: Any,
+              kind: str, what: str) -> None:
+        """A worker is gone with its chunks: score the decision it died in, requeue the rest."""
+        chunks, inflight[wid] = inflight[wid], []
+        self._emit({"event": "worker", "worker": wid, "what": kind, "detail": what})
+        blamed: GameKey | None = None
+        if snap is not None and snap.seat >= 0:
+            for chunk in chunks:
+                if chunk.id == snap.chunk and 0 <= snap.position < len(chunk.keys):
+                    blamed = chunk.keys[snap.position]
+        if blamed is not None:
+            seat = snap.seat
+            name = self.names[self.schedule.seats(blamed)[seat]]
+            row = forfeit_row(self.schedule, blamed, seat, kind,
+                              f"seat {seat}: agent {name!r}: {what}")
+            self._store([row.to_sql()])
+        for chunk in reversed(chunks):
+            chunk.keys = [k for k in chunk.keys if k != blamed and k not in self.done]
+            if blamed is None:
+                chunk.crashes += 1
+                if chunk.crashes >= 2:
+                    raise TournamentError(
+                        f"a {backend.name} worker died twice on the games "
+                        f"{[tuple(k) for k in chunk.keys[:4]]}...: {what}; fix the cause and "
+                        "continue with --resume")
+            if chunk.keys:
+                self.retry.appendleft(chunk)
+
+
+def _progress_bar(total: int, initial: int, name: str, show: bool) -> Any:
+    if not show:
+        return None
+    from tqdm import tqdm
+
+    # no monitor thread: workers may be forked later, and a fork should copy one thread only
+    saved, tqdm.monitor_interval = tqdm.monitor_interval, 0
+    try:
+        return tqdm(total=total, initial=initial, unit="game", desc=name, file=sys.stderr,
+                    dynamic_ncols=True, smoothing=0.05)
+    finally:
+        tqdm.monitor_interval = saved
+
+
+def iter_json_lines(path: Path) -> Iterator[dict[str, Any]]:
+    """Read an event stream back (for tools and tests)."""
+    with open(path, encoding="utf-8") as fh:
+        for line in fh:
+            if line.strip():
+                yield json.loads(line)

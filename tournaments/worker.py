@@ -1,0 +1,105 @@
+"""What runs in a worker process: agents built once from their specs, games played by key.
+
+A worker keeps a small status (which chunk, which game, which seat is deciding and since when)
+where its parent can read it without asking: shared memory for the local pool, an actor method
+for Ray. That is how a hung or crashed decision is pinned on the agent that made it.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import MutableSequence, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from pyanitsa.agents.protocol import Agent
+from pyanitsa.agents.specs import make_agent
+from pyanitsa.cards import Card
+from pyanitsa.tournaments.config import TournamentConfig
+from pyanitsa.tournaments.games import play_row
+from pyanitsa.tournaments.schedule import GameKey, Schedule
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """Where a worker was: chunk, game position in it, deciding seat (-1: none), for how long."""
+
+    chunk: int
+    position: int
+    seat: int
+    elapsed: float
+
+
+class DecisionStatus:
+    """Four numbers: chunk, position, deciding seat, start of the decision (monotonic clock)."""
+
+    def __init__(self, values: MutableSequence[float] | None = None) -> None:
+        self.values = values if values is not None else [-1.0, -1.0, -1.0, 0.0]
+
+    def game(self, chunk: int, position: int) -> None:
+        v = self.values
+        v[2] = -1.0
+        v[0] = float(chunk)
+        v[1] = float(position)
+
+    def deciding(self, seat: int) -> None:
+        self.values[3] = time.monotonic()
+        self.values[2] = float(seat)
+
+    def done(self) -> None:
+        self.values[2] = -1.0
+
+    def snapshot(self) -> Snapshot:
+        chunk, position, seat, start = list(self.values)
+        elapsed = time.monotonic() - start if seat >= 0 else 0.0
+        return Snapshot(int(chunk), int(position), int(seat), elapsed)
+
+
+class TrackedAgent:
+    """An agent whose decisions are marked in a :class:`DecisionStatus`."""
+
+    def __init__(self, agent: Agent, status: DecisionStatus) -> None:
+        self.agent = agent
+        self.status = status
+
+    @property
+    def name(self) -> str:
+        return getattr(self.agent, "name", type(self.agent).__name__)
+
+    def order_hand(self, view: Any, rng: np.random.Generator) -> Sequence[Card]:
+        self.status.deciding(view.seat)
+        try:
+            return self.agent.order_hand(view, rng)
+        finally:
+            self.status.done()
+
+    def order_pickup(self, view: Any, rng: np.random.Generator) -> Sequence[Card]:
+        self.status.deciding(view.seat)
+        try:
+            return self.agent.order_pickup(view, rng)
+        finally:
+            self.status.done()
+
+
+class WorkerContext:
+    """A worker's agents, rules and schedule, built once per process from the config JSON."""
+
+    def __init__(self, config_json: str, status: DecisionStatus | None = None) -> None:
+        config = TournamentConfig.model_validate_json(config_json)
+        self.status = status or DecisionStatus()
+        self.schedule = Schedule.from_config(config)
+        self.rules = config.build_rules()
+        self.time_limit = config.time_limit
+        self.agents = [TrackedAgent(make_agent(a.spec), self.status) for a in config.agents]
+
+    def play(self, chunk: int, keys: Sequence[GameKey]) -> list[tuple[Any, ...]]:
+        """Play the games of a chunk; rows in database form."""
+        rows = []
+        for position, key in enumerate(keys):
+            self.status.game(chunk, position)
+            rows.append(play_row(self.schedule, self.rules, self.agents, GameKey(*key),
+                                 time_limit=self.time_limit).to_sql())
+        self.status.game(-1, -1)
+        return rows
