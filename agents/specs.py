@@ -198,7 +198,10 @@ def _load_builtins() -> None:
         importlib.import_module(name)
 
 
-BUILTIN_MODULES: tuple[str, ...] = ()
+BUILTIN_MODULES: tuple[str, ...] = (
+    "pyanitsa.agents.search",
+    "pyanitsa.agents.equilibrium",
+)
 """Modules whose agent classes register themselves with :func:`register` when imported."""
 
 

@@ -1,0 +1,172 @@
+"""``pyanitsa solve`` and ``pyanitsa exploit``: exact analysis of small two-player tactical deals.
+
+``solve`` prints the value of one deal (each seat's expected score at equilibrium), the
+equilibrium mixes over rank orders and the solve time. ``exploit`` measures, over seeded deals,
+how much an exact best response gains against an agent's order distribution compared with the
+equilibrium value. Both play the zero-sum game of :mod:`pyanitsa.agents.equilibrium`: the payoff
+is the score difference (or its sign with ``--objective win``), flipped under misère.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from typing import Any
+
+from pyanitsa.cli import CliError
+from pyanitsa.cli.rules_args import add_rules_arguments, rules_from_args
+from pyanitsa.rules import Rules
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "solve", help="exact equilibrium of a two-player tactical deal (LP)",
+        description="Solve a two-player tactical deal exactly: the zero-sum game over each "
+                    "seat's distinct rank orders with payoff seat 0's score minus seat 1's "
+                    "(misère: negated), by linear programming (scipy HiGHS). Prints each "
+                    "seat's expected score at equilibrium, the equilibrium mixes and the solve "
+                    "time. Example: pyanitsa solve --deck ranks=6,suits=2 --hand 6,4,3,1 "
+                    "--hand 5,5,2,1")
+    add_rules_arguments(p)
+    p.add_argument("--hand", action="append", default=[], metavar="CARDS",
+                   help="a seat's hand, comma-separated (As,Kd,... or research values 4,4,2); "
+                        "give it twice, seat 0 first")
+    _common(p)
+    p.add_argument("--json", action="store_true",
+                   help="one JSON object: value (per seat), strategies (per seat, "
+                        "[{order, p}]), margin, orders, method, seconds")
+    p.set_defaults(run=run_solve)
+
+    q = sub.add_parser(
+        "exploit", help="exploitability of an agent on small two-player tactical decks",
+        description="For each seeded deal (deal i from derive_seed(SEED, i), as play does), "
+                    "the agent orders its hand SAMPLES times, once per rng "
+                    "default_rng(derive_seed(SEED, i, seat, k)); that empirical distribution "
+                    "(one order for a deterministic agent) meets the exact best response over "
+                    "every distinct rank order of the other hand. The gain is the best "
+                    "response's payoff minus the equilibrium value of that seat, in score "
+                    "difference (misère: negated). The agent plays seat 0 and, separately, "
+                    "seat 1 of every deal; the table gives the mean and worst gain per seat "
+                    "and overall.")
+    q.add_argument("agent", metavar="AGENT", help="an agent spec, e.g. descending or "
+                                                  "'mc_search(samples=64)'")
+    add_rules_arguments(q)
+    q.add_argument("--deals", type=int, default=200, metavar="N", help="deals (default 200)")
+    q.add_argument("--seed", type=int, default=0, help="seed of the deals (default 0)")
+    q.add_argument("--samples", type=int, default=32, metavar="K",
+                   help="agent calls per deal and seat to estimate its order distribution "
+                        "(default 32)")
+    _common(q)
+    q.add_argument("--json", action="store_true", help="one JSON object")
+    q.set_defaults(run=run_exploit)
+
+
+def _common(p: argparse.ArgumentParser) -> None:
+    from pyanitsa.agents.equilibrium import DEFAULT_MAX_ORDERS
+
+    p.add_argument("--max-orders", type=int, default=DEFAULT_MAX_ORDERS, metavar="N",
+                   help=f"refuse hands with more distinct rank orders (default "
+                        f"{DEFAULT_MAX_ORDERS:,})")
+    p.add_argument("--objective", choices=("margin", "win"), default="margin",
+                   help="payoff: the score difference (default) or its sign")
+
+
+def tactical_rules(args: argparse.Namespace) -> Rules:
+    """The rules flags with the mode forced to tactical."""
+    if args.mode == "classic":
+        raise CliError("--mode classic: solve and exploit analyse tactical deals")
+    args.mode = "tactical"
+    return rules_from_args(args)
+
+
+# -- solve -----------------------------------------------------------------------------------------
+
+
+def run_solve(args: argparse.Namespace) -> int:
+    from pyanitsa.agents.equilibrium import check_size, solve_deal
+    from pyanitsa.agents.search import cards_for_ranks
+    from pyanitsa.ranks import rank_table
+
+    rules = tactical_rules(args)
+    if len(args.hand) != 2:
+        raise CliError(f"give exactly two --hand options (seat 0, then seat 1), not "
+                       f"{len(args.hand)}")
+    if args.max_orders < 1:
+        raise CliError("--max-orders must be at least 1")
+    deck = rules.deck
+    used: set[int] = set()
+    hands = []
+    for seat, text in enumerate(args.hand):
+        try:
+            hands.append(deck.parse_cards([p.strip() for p in text.split(",") if p.strip()],
+                                          used=used))
+        except ValueError as exc:
+            raise CliError(f"--hand {text!r} (seat {seat}): {exc}") from None
+        if not hands[-1]:
+            raise CliError(f"--hand {text!r} (seat {seat}): no cards")
+    table = rank_table(rules)
+    ranks = [[table.rank_of[c] for c in h] for h in hands]
+    for seat in range(2):
+        check_size(ranks[seat], args.max_orders, f"seat {seat}'s hand")
+    start = time.perf_counter()
+    sol = solve_deal(rules, ranks[0], ranks[1], max_orders=args.max_orders,
+                     objective=args.objective)
+    seconds = time.perf_counter() - start
+    strategies = [[{"order": deck.cards_json(cards_for_ranks(hands[s], order, table)),
+                    "p": p} for order, p in sol.support(s)] for s in range(2)]
+    out: dict[str, Any] = {
+        "value": list(sol.expected_scores), "strategies": strategies,
+        "margin": sol.value if args.objective == "margin" else None,
+        "objective": args.objective, "game_value": sol.value,
+        "orders": [len(sol.orders[0]), len(sol.orders[1])], "method": sol.method,
+        "seconds": round(seconds, 4), "deck": str(deck), "rules": rules.to_options(),
+    }
+    if args.json:
+        print(json.dumps(out, ensure_ascii=False))
+        return 0
+    names = [" ".join(deck.card_name(c) for c in h) for h in hands]
+    print(f"deck {deck}; seat 0: {names[0]}; seat 1: {names[1]}")
+    what = "score difference" if args.objective == "margin" else "sign of the score difference"
+    flip = ", misère: negated" if rules.misere else ""
+    print(f"value: seat 0 {sol.expected_scores[0]:.6g}, seat 1 {sol.expected_scores[1]:.6g} "
+          f"(expected scores); game value {sol.value:+.6g} for seat 0 ({what}{flip})")
+    print(f"{out['orders'][0]:,} x {out['orders'][1]:,} distinct rank orders; "
+          f"{sol.method}; {seconds:.3f} s")
+    for s in range(2):
+        print(f"seat {s} equilibrium ({len(strategies[s])} orders, first played first):")
+        for row in strategies[s]:
+            cards = " ".join(str(c) for c in row["order"])
+            print(f"  {row['p']:.6f}  {cards}")
+    return 0
+
+
+# -- exploit ---------------------------------------------------------------------------------------
+
+
+def run_exploit(args: argparse.Namespace) -> int:
+    from pyanitsa.agents.equilibrium import exploit_deals
+    from pyanitsa.agents.specs import make_agent
+
+    rules = tactical_rules(args)
+    if args.deals < 1 or args.samples < 1 or args.max_orders < 1:
+        raise CliError("--deals, --samples and --max-orders must be at least 1")
+    agent = make_agent(args.agent)
+    start = time.perf_counter()
+    report = exploit_deals(rules, agent, deals=args.deals, seed=args.seed,
+                           samples=args.samples, max_orders=args.max_orders,
+                           objective=args.objective)
+    report["seconds"] = round(time.perf_counter() - start, 3)
+    report["agent"] = args.agent
+    if args.json:
+        print(json.dumps(report, ensure_ascii=False))
+        return 0
+    print(f"agent {args.agent} on deck {rules.deck}: {args.deals} deals, seed {args.seed}, "
+          f"{args.samples} calls per deal and seat; gain of an exact best response over the "
+          f"equilibrium value ({report['unit']})")
+    print(f"  {'seat':<8}{'mean':>10}{'worst':>10}{'orders seen':>14}")
+    for s, row in enumerate(report["seats"]):
+        print(f"  {s:<8}{row['mean']:>10.4f}{row['worst']:>10.4f}{row['mean_distinct']:>14.2f}")
+    print(f"  {'both':<8}{report['mean']:>10.4f}{report['worst']:>10.4f}")
+    print(f"  ({report['seconds']:.1f} s)")
+    return 0

@@ -1,0 +1,491 @@
+"""Compiled (numba) kernels for the search agents: tactical games on rank orders.
+
+Suits never matter in a tactical game, and neither do the cards' identities for the score (a
+копилка's score is its size; a split gives each tied player ``pot // k``), so these kernels play
+*rank orders*: ``int8`` arrays of rank indices (:mod:`pyanitsa.ranks`), first played first.
+They give exactly :class:`pyanitsa.tactical.TacticalGame`'s scores, which
+``tests/test_agents_search.py`` checks on thousands of random hands, ties, splits, void cycles,
+``weakest_beats_ace`` and misère included.
+
+Two players never meet a cycle (it takes three contenders), so their kernels use a table
+``cmp[a, b]``: +1 if rank ``a`` beats rank ``b``, -1 if it loses, 0 for a tie. Three or more
+players go through :func:`top_set`, the showdown of RULES.md §1 on rank indices.
+
+What a game is worth to "me" (seat 0 of the kernel) is ``cw * win + cm * margin + cs * score``:
+``win`` is my share of the win (1, 1/k when k seats share it, else 0), ``margin`` my score minus
+the best opponent score, ``score`` my score; under misère the lowest score wins, ``margin`` is
+the lowest opponent score minus mine and ``score`` is minus my score.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Sequence
+
+import numpy as np
+from numba import njit, prange
+
+from pyanitsa.ranks import RankTable
+
+PMAX = 8
+
+
+def cmp_table(table: RankTable) -> np.ndarray:
+    """``cmp[a, b]``: +1 if rank ``a`` beats rank ``b`` in a two-card showdown, -1, or 0."""
+    r = table.num_ranks
+    out = np.zeros((r, r), np.int8)
+    for a in range(r):
+        for b in range(r):
+            out[a, b] = 1 if table.beats(a, b) else (-1 if table.beats(b, a) else 0)
+    return out
+
+
+def judge_params(table: RankTable, cycle_rule: str) -> tuple[int, int, int, int]:
+    """``(special, weakest, ace, weakest_wins)`` for :func:`top_set`."""
+    return (int(table.special), table.weakest, table.ace, int(cycle_rule == "weakest_wins"))
+
+
+# -- two players -----------------------------------------------------------------------------
+
+
+@njit(cache=True, inline="always")
+def play2(a, na, b, nb, cmp):
+    """Play rank orders ``a[:na]`` (seat 0) against ``b[:nb]`` (seat 1): ``(s0, s1)``."""
+    i = 0
+    j = 0
+    s0 = 0
+    s1 = 0
+    while i < na and j < nb:
+        pot = 0
+        while True:
+            c = cmp[a[i], b[j]]
+            i += 1
+            j += 1
+            pot += 2
+            if c > 0:
+                s0 += pot
+                break
+            if c < 0:
+                s1 += pot
+                break
+            if i >= na or j >= nb:  # tied, and a tied player has no card: split (pot is even)
+                s0 += pot >> 1
+                s1 += pot >> 1
+                break
+    return s0 + na - i, s1 + nb - j
+
+
+@njit(cache=True, parallel=True)
+def margin_matrix2(rows, row_len, cols, col_len, cmp):
+    """``out[i, j]`` = seat 0's score minus seat 1's when ``rows[i]`` meets ``cols[j]``."""
+    k = rows.shape[0]
+    m = cols.shape[0]
+    out = np.empty((k, m), np.int16)
+    for i in prange(k):
+        a = rows[i]
+        for j in range(m):
+            s0, s1 = play2(a, row_len, cols[j], col_len, cmp)
+            out[i, j] = s0 - s1
+    return out
+
+
+@njit(cache=True)
+def scores2(rows, row_len, cols, col_len, cmp):
+    """``(s0[i], s1[i])`` of ``rows[i]`` against ``cols[i]``, pair by pair."""
+    n = rows.shape[0]
+    s0 = np.empty(n, np.int64)
+    s1 = np.empty(n, np.int64)
+    for i in range(n):
+        s0[i], s1[i] = play2(rows[i], row_len, cols[i], col_len, cmp)
+    return s0, s1
+
+
+@njit(cache=True)
+def _value2(s0, s1, misere, cw, cm, cs):
+    if misere:
+        margin = s1 - s0
+        score = -s0
+    else:
+        margin = s0 - s1
+        score = s0
+    if margin > 0:
+        win = 1.0
+    elif margin == 0:
+        win = 0.5
+    else:
+        win = 0.0
+    return cw * win + cm * margin + cs * score
+
+
+@njit(cache=True)
+def evaluate2(cands, n, opp, m, weights, cmp, misere, cw, cm, cs):
+    """Weighted mean value of each candidate order ``cands[k, :n]`` over the opponent orders
+    ``opp[s, :m]`` (weights sum to 1)."""
+    k = cands.shape[0]
+    out = np.zeros(k, np.float64)
+    for c in range(k):
+        a = cands[c]
+        total = 0.0
+        for s in range(opp.shape[0]):
+            s0, s1 = play2(a, n, opp[s], m, cmp)
+            total += weights[s] * _value2(s0, s1, misere, cw, cm, cs)
+        out[c] = total
+    return out
+
+
+# -- any number of players --------------------------------------------------------------------
+
+
+@njit(cache=True)
+def top_set(faces, n, idx, special, weakest, ace, weakest_wins):
+    """Indices of the unbeaten ranks among ``faces[:n]`` into ``idx``; how many, -1 if void."""
+    best = faces[0]
+    for j in range(1, n):
+        if faces[j] > best:
+            best = faces[j]
+    if special and best == ace:
+        has_weak = False
+        lower = False
+        for j in range(n):
+            f = faces[j]
+            if f == weakest:
+                has_weak = True
+            elif f != ace:
+                lower = True
+        if has_weak:
+            if lower and not weakest_wins:
+                return -1
+            t = 0
+            for j in range(n):
+                if faces[j] == weakest:
+                    idx[t] = j
+                    t += 1
+            return t
+    t = 0
+    for j in range(n):
+        if faces[j] == best:
+            idx[t] = j
+            t += 1
+    return t
+
+
+@njit(cache=True)
+def play_many_seats(hands, lens, players, special, weakest, ace, wwins, scores, nxt, played,
+                    cont, faces, idx, holders):
+    """Play one game of ``players`` seats, ``hands[s, :lens[s]]`` rank orders, into
+    ``scores[:players]``; returns the cards that left the game."""
+    for s in range(players):
+        nxt[s] = 0
+        scores[s] = 0
+    removed = 0
+    while True:
+        nh = 0
+        for s in range(players):
+            if nxt[s] < lens[s]:
+                holders[nh] = s
+                nh += 1
+        if nh <= 1:
+            for j in range(nh):
+                s = holders[j]
+                scores[s] += lens[s] - nxt[s]
+            return removed
+        for s in range(players):
+            played[s] = 0
+        pot = 0
+        nc = nh
+        for j in range(nh):
+            cont[j] = holders[j]
+        while True:
+            for j in range(nc):
+                s = cont[j]
+                faces[j] = hands[s, nxt[s]]
+                nxt[s] += 1
+                played[s] += 1
+            pot += nc
+            ntop = top_set(faces, nc, idx, special, weakest, ace, wwins)
+            if ntop < 0:  # a void cycle: every card goes to its owner's копилка
+                for s in range(players):
+                    scores[s] += played[s]
+                break
+            if ntop == 1:
+                scores[cont[idx[0]]] += pot
+                break
+            empty = False
+            for j in range(ntop):
+                cont[j] = cont[idx[j]]
+                if nxt[cont[j]] >= lens[cont[j]]:
+                    empty = True
+            nc = ntop
+            if empty:
+                share = pot // nc
+                for j in range(nc):
+                    scores[cont[j]] += share
+                removed += pot - share * nc
+                break
+
+
+@njit(cache=True)
+def _value_many(scores, players, misere, cw, cm, cs):
+    mine = scores[0]
+    other = scores[1]
+    for s in range(2, players):
+        v = scores[s]
+        if (v < other) if misere else (v > other):
+            other = v
+    margin = (other - mine) if misere else (mine - other)
+    win = 0.0
+    if margin > 0:
+        win = 1.0
+    elif margin == 0:
+        k = 0
+        for s in range(players):
+            if scores[s] == mine:
+                k += 1
+        win = 1.0 / k
+    return cw * win + cm * margin + (-mine if misere else mine) * cs
+
+
+@njit(cache=True)
+def evaluate_many(cands, n, opp, lens, weights, special, weakest, ace, wwins, misere, cw, cm,
+                  cs):
+    """Like :func:`evaluate2` for any number of seats: I am seat 0 with ``cands[k, :n]``; sample
+    ``s`` gives the other seats' orders ``opp[s, j, :lens[s, j]]`` (seat ``j + 1``)."""
+    k = cands.shape[0]
+    ns = opp.shape[0]
+    players = opp.shape[1] + 1
+    width = max(n, opp.shape[2])
+    hands = np.zeros((players, width), np.int8)
+    hl = np.zeros(players, np.int64)
+    scores = np.zeros(PMAX, np.int64)
+    nxt = np.zeros(PMAX, np.int64)
+    played = np.zeros(PMAX, np.int64)
+    cont = np.zeros(PMAX, np.int64)
+    faces = np.zeros(PMAX, np.int8)
+    idx = np.zeros(PMAX, np.int64)
+    holders = np.zeros(PMAX, np.int64)
+    out = np.zeros(k, np.float64)
+    hl[0] = n
+    for c in range(k):
+        for t in range(n):
+            hands[0, t] = cands[c, t]
+        total = 0.0
+        for s in range(ns):
+            for j in range(players - 1):
+                hl[j + 1] = lens[s, j]
+                for t in range(lens[s, j]):
+                    hands[j + 1, t] = opp[s, j, t]
+            play_many_seats(hands, hl, players, special, weakest, ace, wwins, scores, nxt,
+                            played, cont, faces, idx, holders)
+            total += weights[s] * _value_many(scores, players, misere, cw, cm, cs)
+        out[c] = total
+    return out
+
+
+@njit(cache=True)
+def scores_many(hands, lens, special, weakest, ace, wwins):
+    """Scores and removed cards of games ``hands[g, s, :lens[g, s]]`` (for tests and tools)."""
+    games, players = hands.shape[0], hands.shape[1]
+    out = np.zeros((games, players), np.int64)
+    removed = np.zeros(games, np.int64)
+    scores = np.zeros(PMAX, np.int64)
+    nxt = np.zeros(PMAX, np.int64)
+    played = np.zeros(PMAX, np.int64)
+    cont = np.zeros(PMAX, np.int64)
+    faces = np.zeros(PMAX, np.int8)
+    idx = np.zeros(PMAX, np.int64)
+    holders = np.zeros(PMAX, np.int64)
+    for g in range(games):
+        removed[g] = play_many_seats(hands[g], lens[g], players, special, weakest, ace, wwins,
+                                     scores, nxt, played, cont, faces, idx, holders)
+        for s in range(players):
+            out[g, s] = scores[s]
+    return out, removed
+
+
+# -- distinct rank orders ---------------------------------------------------------------------
+
+
+def count_orders(ranks: Sequence[int]) -> int:
+    """Distinct orders of a multiset of ranks: ``n! / prod(c_r!)``."""
+    out = math.factorial(len(ranks))
+    for c in Counter(int(r) for r in ranks).values():
+        out //= math.factorial(c)
+    return out
+
+
+def distinct_orders(ranks: Sequence[int]) -> np.ndarray:
+    """Every distinct order of ``ranks`` (``int8``, one per row), in lexicographic order."""
+    base = np.sort(np.asarray(ranks, np.int8))
+    return multiset_orders(base, count_orders(base))
+
+
+@njit(cache=True)
+def multiset_orders(sorted_ranks, count):
+    """All ``count`` distinct orders of a multiset (given sorted), in lexicographic order."""
+    n = sorted_ranks.shape[0]
+    out = np.empty((count, n), np.int8)
+    cur = sorted_ranks.copy()
+    for r in range(count):
+        out[r] = cur
+        # next permutation
+        i = n - 2
+        while i >= 0 and cur[i] >= cur[i + 1]:
+            i -= 1
+        if i < 0:
+            break
+        j = n - 1
+        while cur[j] <= cur[i]:
+            j -= 1
+        t = cur[i]
+        cur[i] = cur[j]
+        cur[j] = t
+        lo = i + 1
+        hi = n - 1
+        while lo < hi:
+            t = cur[lo]
+            cur[lo] = cur[hi]
+            cur[hi] = t
+            lo += 1
+            hi -= 1
+    return out
+
+
+# -- two-player local search with cached prefixes ----------------------------------------------
+
+
+@njit(cache=True)
+def prefix_states2(a, n, opp, m, cmp, st0, st1, stp, fin):
+    """For my order ``a`` against each sampled ``opp[s]``: the state before showdown ``t``
+    (``st0``, ``st1`` scores, ``stp`` the pot a tie carries in) for ``t = 0..min(n, m)``, and
+    the final scores ``fin[s] = (s0, s1)``. Two players play one card each per showdown, so
+    showdown ``t`` is card ``t`` of both hands."""
+    last = min(n, m)
+    for s in range(opp.shape[0]):
+        b = opp[s]
+        s0 = 0
+        s1 = 0
+        pot = 0
+        for t in range(last):
+            st0[s, t] = s0
+            st1[s, t] = s1
+            stp[s, t] = pot
+            c = cmp[a[t], b[t]]
+            pot += 2
+            if c > 0:
+                s0 += pot
+                pot = 0
+            elif c < 0:
+                s1 += pot
+                pot = 0
+            elif t + 1 >= last:
+                s0 += pot >> 1
+                s1 += pot >> 1
+                pot = 0
+        st0[s, last] = s0
+        st1[s, last] = s1
+        stp[s, last] = pot
+        fin[s, 0] = s0 + n - last
+        fin[s, 1] = s1 + m - last
+
+
+@njit(cache=True)
+def _resume2(nb, first, changed_to, b, m_last, n, m, cmp, st0, st1, stp, fin, s):
+    """Final scores of order ``nb`` that equals the cached order before ``first`` and after
+    ``changed_to``: resume at ``first``; once past ``changed_to`` with the cached pot, the rest of
+    the game is the cached one shifted by the score difference."""
+    s0 = st0[s, first]
+    s1 = st1[s, first]
+    pot = stp[s, first]
+    for t in range(first, m_last):
+        if t > changed_to and pot == stp[s, t]:
+            return fin[s, 0] + s0 - st0[s, t], fin[s, 1] + s1 - st1[s, t]
+        c = cmp[nb[t], b[t]]
+        pot += 2
+        if c > 0:
+            s0 += pot
+            pot = 0
+        elif c < 0:
+            s1 += pot
+            pot = 0
+        elif t + 1 >= m_last:
+            s0 += pot >> 1
+            s1 += pot >> 1
+            pot = 0
+    return s0 + n - m_last, s1 + m - m_last
+
+
+@njit(cache=True)
+def best_neighbour2(cur, n, opp, m, weights, cmp, misere, cw, cm, cs):
+    """One steepest-ascent pass: the best order one swap or one move away from ``cur``.
+
+    Returns ``(best order, its value, neighbours evaluated)``; exact (the same values as
+    :func:`evaluate2`), but a neighbour only replays the showdowns its change can reach.
+    """
+    ns = opp.shape[0]
+    last = min(n, m)
+    st0 = np.empty((ns, last + 1), np.int64)
+    st1 = np.empty((ns, last + 1), np.int64)
+    stp = np.empty((ns, last + 1), np.int64)
+    fin = np.empty((ns, 2), np.int64)
+    prefix_states2(cur, n, opp, m, cmp, st0, st1, stp, fin)
+    nb = cur.copy()
+    best = cur.copy()
+    best_value = -1e300
+    count = 0
+    for kind in range(2):
+        for i in range(n):
+            for j in range(n):
+                if kind == 0:  # swap i < j
+                    if j <= i or cur[i] == cur[j]:
+                        continue
+                    for t in range(n):
+                        nb[t] = cur[t]
+                    nb[i] = cur[j]
+                    nb[j] = cur[i]
+                    lo = i
+                    hi = j
+                else:  # move the card at i to position j (|i - j| == 1 is a swap)
+                    if j - i <= 1 and i - j <= 1:
+                        continue
+                    lo = min(i, j)
+                    hi = max(i, j)
+                    same = True
+                    for t in range(lo, hi + 1):
+                        if cur[t] != cur[i]:
+                            same = False
+                            break
+                    if same:
+                        continue
+                    if i < j:
+                        for t in range(n):
+                            nb[t] = cur[t]
+                        for t in range(i, j):
+                            nb[t] = cur[t + 1]
+                        nb[j] = cur[i]
+                    else:
+                        for t in range(n):
+                            nb[t] = cur[t]
+                        for t in range(i, j, -1):
+                            nb[t] = cur[t - 1]
+                        nb[j] = cur[i]
+                # first and last positions that differ
+                while lo < hi and nb[lo] == cur[lo]:
+                    lo += 1
+                while hi > lo and nb[hi] == cur[hi]:
+                    hi -= 1
+                total = 0.0
+                for s in range(ns):
+                    if lo >= last:
+                        f0 = fin[s, 0]
+                        f1 = fin[s, 1]
+                    else:
+                        f0, f1 = _resume2(nb, lo, hi, opp[s], last, n, m, cmp, st0, st1, stp,
+                                          fin, s)
+                    total += weights[s] * _value2(f0, f1, misere, cw, cm, cs)
+                count += 1
+                if total > best_value:
+                    best_value = total
+                    for t in range(n):
+                        best[t] = nb[t]
+    return best, best_value, count

@@ -1,0 +1,239 @@
+"""Search and game-theory agents: head-to-head strength, decision time, solve time, exploitability.
+
+    .venv/bin/python benchmarks/agents_bench.py                  # everything (long: ~1 hour)
+    .venv/bin/python benchmarks/agents_bench.py --only h2h --pairs 200 --workers 2
+    .venv/bin/python benchmarks/agents_bench.py --only solve --only exploit --json
+
+Sections:
+
+* ``h2h``: the candidate (default ``mc_search`` at its default budget) against every scripted
+  heuristic in two-player tactical 36. Deal ``i`` is played twice with ``agents.game.play_game``
+  and game seed ``derive_seed(seed, i)``: candidate in seat 0, then in seat 1 (the same hands,
+  seats swapped; each seat's agent rng is ``seat_rng(game_seed, seat)``). A game scores 1 for a
+  sole win, 1/2 for a shared win, 0 for a loss; a *pair* scores the mean of its two games, and
+  the table gives the mean pair score with a normal 95% confidence interval over pairs
+  (mean ± 1.96 s / sqrt(n)). "Beats" means the whole interval is above 1/2. Every candidate
+  decision is timed (``time.perf_counter`` around ``order_hand``; the numba kernels are
+  compiled and warmed up first): median and 99th percentile.
+* ``solve``: ``solve_deal`` on seeded 6-card-per-player deals of tactical 36 (the payoff matrix
+  plus the LP or double oracle), and one ``pyanitsa solve`` process end to end.
+* ``exploit``: exploitability of every scripted heuristic on the 4-rank, 2-suit deck
+  (``exploit_deals``: 32 calls per deal and seat give the agent's order distribution).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import time
+from collections.abc import Sequence
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+from typing import Any
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+
+import numpy as np  # noqa: E402
+
+from pyanitsa import Rng, deal, derive_seed, preset  # noqa: E402
+from pyanitsa.agents import make_agent, play_game  # noqa: E402
+from pyanitsa.rules import Rules  # noqa: E402
+
+HEURISTICS = ("random", "ascending", "descending", "strongest_first", "strongest_last",
+              "sacrifice", "tie_aware", "mixed")
+DEFAULT_SEED = 2026
+
+
+class Timed:
+    """Wraps an agent and records how long each ``order_hand`` takes."""
+
+    def __init__(self, agent: Any) -> None:
+        self.agent = agent
+        self.times: list[float] = []
+        self.name = getattr(agent, "name", type(agent).__name__)
+
+    def order_hand(self, view: Any, rng: np.random.Generator) -> Any:
+        start = time.perf_counter()
+        out = self.agent.order_hand(view, rng)
+        self.times.append(time.perf_counter() - start)
+        return out
+
+    def order_pickup(self, view: Any, rng: np.random.Generator) -> Any:
+        return self.agent.order_pickup(view, rng)
+
+
+def game_points(result: Any, seat: int) -> float:
+    """1 for a sole win, 1/k for a win shared by k seats, 0 for a loss."""
+    return 1.0 / len(result.winners) if seat in result.winners else 0.0
+
+
+# -- head to head ---------------------------------------------------------------------------------
+
+
+def play_pairs(job: tuple[str, str, str, int, int, int]) -> dict[str, Any]:
+    """Deals ``first .. first + count - 1`` played twice (seats swapped); one worker's share."""
+    candidate, opponent, preset_name, seed, first, count = job
+    rules = preset(preset_name)
+    me = Timed(make_agent(candidate))
+    other = make_agent(opponent)
+    warm = deal(rules, 2, Rng(derive_seed(seed, 10**9)))  # compile / load the kernels first
+    from pyanitsa.agents.protocol import hand_view
+    me.agent.order_hand(hand_view(rules, 0, warm.seats, 0), np.random.default_rng(0))
+    pairs = []
+    for i in range(first, first + count):
+        game_seed = derive_seed(seed, i)
+        a = play_game(rules, [me, other], game_seed).result
+        b = play_game(rules, [other, me], game_seed).result
+        pairs.append((game_points(a, 0) + game_points(b, 1)) / 2)
+    return {"pairs": pairs, "times": me.times}
+
+
+def head_to_head(candidate: str, opponent: str, *, pairs: int, seed: int, workers: int,
+                 preset_name: str = "tactical") -> dict[str, Any]:
+    chunk = math.ceil(pairs / max(1, workers))
+    jobs = [(candidate, opponent, preset_name, seed, lo, min(chunk, pairs - lo))
+            for lo in range(0, pairs, chunk)]
+    if workers > 1:
+        with ProcessPoolExecutor(workers) as pool:
+            parts = list(pool.map(play_pairs, jobs))
+    else:
+        parts = [play_pairs(j) for j in jobs]
+    scores = [p for part in parts for p in part["pairs"]]
+    times = sorted(t for part in parts for t in part["times"])
+    mean = statistics.fmean(scores)
+    half = 1.96 * statistics.stdev(scores) / math.sqrt(len(scores)) if len(scores) > 1 else 0.0
+    return {
+        "opponent": opponent, "pairs": len(scores), "score": mean, "ci": [mean - half,
+                                                                         mean + half],
+        "beats": mean - half > 0.5,
+        "wins": sum(s == 1.0 for s in scores), "losses": sum(s == 0.0 for s in scores),
+        "median_ms": 1000 * statistics.median(times),
+        "p99_ms": 1000 * times[min(len(times) - 1, int(0.99 * len(times)))],
+        "max_ms": 1000 * times[-1], "decisions": len(times),
+    }
+
+
+# -- solve -----------------------------------------------------------------------------------------
+
+
+def solve_timing(deals: int, seed: int) -> dict[str, Any]:
+    from pyanitsa.agents.equilibrium import _solve_cached, solve_deal
+    from pyanitsa.ranks import rank_table
+
+    rules = preset("tactical")
+    table = rank_table(rules)
+    solve_deal(rules, [0, 1, 2], [3, 4, 5])  # warm up the kernels and scipy
+    times = []
+    sizes = []
+    for i in range(deals):
+        rng = np.random.default_rng(derive_seed(seed, i))
+        cards = rng.permutation(36)[:12]
+        ranks = [table.rank_of[c] for c in cards]
+        _solve_cached.cache_clear()
+        start = time.perf_counter()
+        sol = solve_deal(rules, ranks[:6], ranks[6:])
+        times.append(time.perf_counter() - start)
+        sizes.append(len(sol.orders[0]) * len(sol.orders[1]))
+    # the worst case: six distinct ranks each (720 x 720), identical hands of a 2-suit deck
+    worst = Rules.from_options({}, mode="tactical", deck="ranks=6,suits=2")
+    _solve_cached.cache_clear()
+    start = time.perf_counter()
+    solve_deal(worst, list(range(6)), list(range(6)))
+    worst_s = time.perf_counter() - start
+    cli = [sys.executable, "-m", "pyanitsa", "solve", "--deck", "36", "--hand",
+           "As,Kd,Qh,Jc,Ts,9d", "--hand", "Ah,Ks,Qd,Jh,Tc,9s", "--json"]
+    start = time.perf_counter()
+    proc = subprocess.run(cli, capture_output=True, text=True, check=True)
+    wall = time.perf_counter() - start
+    reported = json.loads(proc.stdout)["seconds"]
+    times.sort()
+    return {"deals": deals, "median_s": statistics.median(times), "max_s": times[-1],
+            "mean_cells": statistics.fmean(sizes), "max_cells": max(sizes),
+            "worst_720x720_s": worst_s, "cli_wall_s": wall, "cli_reported_s": reported,
+            "cli": " ".join(cli[2:])}
+
+
+# -- exploitability ----------------------------------------------------------------------------------
+
+
+def exploit_table(agents: Sequence[str], deals: int, seed: int, samples: int) -> list[dict]:
+    from pyanitsa.agents.equilibrium import exploit_deals
+
+    rules = Rules.from_options({}, mode="tactical", deck="ranks=4,suits=2")
+    rows = []
+    for spec in agents:
+        rep = exploit_deals(rules, make_agent(spec), deals=deals, seed=seed, samples=samples)
+        rows.append({"agent": spec, "seat0_mean": rep["seats"][0]["mean"],
+                     "seat1_mean": rep["seats"][1]["mean"], "mean": rep["mean"],
+                     "worst": rep["worst"],
+                     "orders_seen": (rep["seats"][0]["mean_distinct"]
+                                     + rep["seats"][1]["mean_distinct"]) / 2})
+    return rows
+
+
+# -- main --------------------------------------------------------------------------------------------
+
+
+def machine() -> str:
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+    return (f"{platform.processor() or platform.machine()}, {os.cpu_count()} CPUs, load "
+            f"{load:.2f} at the start, CPython {platform.python_version()}, "
+            f"{platform.system()} {platform.release()}")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--only", action="append", choices=("h2h", "solve", "exploit"))
+    ap.add_argument("--candidate", default="mc_search")
+    ap.add_argument("--opponents", default=",".join(HEURISTICS))
+    ap.add_argument("--pairs", type=int, default=2000, help="deal pairs per opponent")
+    ap.add_argument("--workers", type=int, default=1)
+    ap.add_argument("--seed", type=int, default=DEFAULT_SEED)
+    ap.add_argument("--solve-deals", type=int, default=50)
+    ap.add_argument("--exploit-deals", type=int, default=500)
+    ap.add_argument("--exploit-samples", type=int, default=32)
+    ap.add_argument("--json", action="store_true")
+    args = ap.parse_args(argv)
+    only = set(args.only or ("h2h", "solve", "exploit"))
+    out: dict[str, Any] = {"machine": machine(), "seed": args.seed}
+    if "h2h" in only:
+        rows = []
+        for opp in args.opponents.split(","):
+            start = time.perf_counter()
+            row = head_to_head(args.candidate, opp, pairs=args.pairs, seed=args.seed,
+                               workers=args.workers)
+            row["seconds"] = time.perf_counter() - start
+            rows.append(row)
+            if not args.json:
+                print(f"{args.candidate} vs {opp:<16} pairs {row['pairs']:>5}  score "
+                      f"{row['score']:.3f} [{row['ci'][0]:.3f}, {row['ci'][1]:.3f}]  "
+                      f"{'beats' if row['beats'] else 'NOT shown'}  decision median "
+                      f"{row['median_ms']:.1f} ms p99 {row['p99_ms']:.1f} ms max "
+                      f"{row['max_ms']:.1f} ms  ({row['seconds']:.0f} s)", flush=True)
+        out["h2h"] = {"candidate": args.candidate, "rows": rows}
+    if "solve" in only:
+        out["solve"] = solve_timing(args.solve_deals, args.seed)
+        if not args.json:
+            print("solve", json.dumps(out["solve"]), flush=True)
+    if "exploit" in only:
+        rows = exploit_table(list(HEURISTICS), args.exploit_deals, args.seed,
+                             args.exploit_samples)
+        out["exploit"] = rows
+        if not args.json:
+            for r in rows:
+                print(f"exploit {r['agent']:<16} seat0 {r['seat0_mean']:.3f} seat1 "
+                      f"{r['seat1_mean']:.3f} mean {r['mean']:.3f} worst {r['worst']:.3f} "
+                      f"orders {r['orders_seen']:.2f}", flush=True)
+    if args.json:
+        print(json.dumps(out))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
