@@ -243,3 +243,16 @@ def test_example_configs_validate(path):
     from pyanitsa.tournaments.runner import check_agents
 
     check_agents(parse_config(yaml.safe_load(path.read_text()), source=path.name))
+
+
+def test_tournament_bench_quick_json(capsys):
+    import importlib.util
+
+    path = REPO / "benchmarks" / "tournament_bench.py"
+    spec = importlib.util.spec_from_file_location("pyanitsa_tournament_bench", path)
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    assert bench.main(["--quick", "--json", "--deals", "2"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert [r["workers"] for r in report["runs"]] == [1, 2]
+    assert all(r["games"] == 28 * 10 * 2 and r["games_per_s"] > 0 for r in report["runs"])

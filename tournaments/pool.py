@@ -92,7 +92,10 @@ class LocalBackend:
         return worker
 
     def submit(self, wid: int, chunk: int, keys: Sequence[GameKey]) -> None:
-        self._get(wid).conn.send((chunk, [tuple(k) for k in keys]))
+        # A worker that just died cannot take it; wait() reports the death and the runner
+        # hands the chunk out again.
+        with contextlib.suppress(OSError):
+            self._get(wid).conn.send((chunk, [tuple(k) for k in keys]))
 
     def wait(self, timeout: float) -> list[Message]:
         """Messages that arrived within ``timeout`` seconds (results before deaths)."""
