@@ -24,11 +24,12 @@ test: install
 	$(PY) -m pytest
 
 demo: install
-	$(VENV)/bin/pyanitsa demo
+	$(VENV)/bin/pyanitsa tournament configs/tournaments/demo.yaml --overwrite
 
 bench: install
 	$(PY) benchmarks/run.py
 	$(PY) benchmarks/envs_bench.py
+	$(PY) benchmarks/tournament_bench.py
 
 clean:
 	rm -rf $(VENV) build dist *.egg-info .pytest_cache .ruff_cache .hypothesis

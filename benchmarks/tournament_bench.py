@@ -1,0 +1,96 @@
+"""Tournament throughput: games/s of a whole run (workers, scoring, SQLite) on 1 and 2 workers.
+
+    make bench                                            # runs this after the other benchmarks
+    .venv/bin/python benchmarks/tournament_bench.py       # ~30 s
+    .venv/bin/python benchmarks/tournament_bench.py --quick --json
+
+The workload is a duplicate round robin of the eight scripted agents in two-player tactical
+rules (every deal in both seat rotations), timed from ``run_tournament`` to its return: workers
+starting, agents built, games played and scored, each finished chunk written to the database.
+Reports are not included. Each worker count runs ``--repeats`` times into fresh folders; the
+table gives the median.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+
+if __name__ == "__main__":
+    sys.path.insert(0, str(REPO_ROOT))
+
+from pyanitsa.tournaments.config import parse_config  # noqa: E402
+from pyanitsa.tournaments.runner import run_tournament  # noqa: E402
+
+AGENTS = ["random", "ascending", "descending", "strongest_first", "strongest_last",
+          "sacrifice", "tie_aware", "mixed"]
+
+
+def measure(workers: int, deals: int, repeats: int) -> dict[str, float]:
+    times = []
+    games = 0
+    for r in range(repeats):
+        with tempfile.TemporaryDirectory(prefix="pyanitsa-bench-") as tmp:
+            config = parse_config({"name": "bench", "agents": AGENTS, "rules": "tactical",
+                                   "deals": deals, "seed": 100 + r, "workers": workers,
+                                   "bootstrap": 0, "output": tmp})
+            start = time.perf_counter()
+            result = run_tournament(config)
+            times.append(time.perf_counter() - start)
+            games = result.played
+    median = statistics.median(times)
+    return {"workers": workers, "games": games, "median_seconds": median,
+            "games_per_s": games / median, "times": times}
+
+
+def machine() -> dict[str, object]:
+    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=REPO_ROOT,
+                            capture_output=True, text=True).stdout.strip()
+    return {"python": platform.python_version(), "platform": platform.platform(),
+            "cpus": os.cpu_count(), "load_average": os.getloadavg()[0], "commit": commit,
+            "date": time.strftime("%Y-%m-%d %H:%M:%S %Z")}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--deals", type=int, default=150,
+                        help="deals per pairing (28 pairings, 2 games a deal; default 150)")
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--quick", action="store_true", help="10 deals, 1 repeat")
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    args = parser.parse_args(argv)
+    deals, repeats = (10, 1) if args.quick else (args.deals, args.repeats)
+    info = machine()
+    runs = [measure(w, deals, repeats) for w in (1, 2)]
+    speedup = runs[1]["games_per_s"] / runs[0]["games_per_s"]
+    if args.json:
+        print(json.dumps({"machine": info, "deals": deals, "runs": runs,
+                          "speedup_2_over_1": speedup}))
+        return 0
+    print(f"tournament: 8 scripted agents, tactical, 2 players, duplicate round robin, "
+          f"{deals} deals per pairing; median of {repeats}")
+    print(f"machine: {info['cpus']} CPUs, load {info['load_average']:.2f}, "
+          f"Python {info['python']}, commit {info['commit']}")
+    print()
+    print("| workers | games | median time | games/s |")
+    print("|---:|---:|---:|---:|")
+    for r in runs:
+        print(f"| {r['workers']} | {r['games']:,} | {r['median_seconds']:.2f} s | "
+              f"{r['games_per_s']:,.0f} |")
+    print()
+    print(f"speed-up on 2 workers: {speedup:.2f}x")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
