@@ -93,6 +93,21 @@ def test_random_records_parity_many() -> None:
     check_parity([random_record(rnd) for _ in range(30000)])
 
 
+def test_two_player_fast_kernel_parity() -> None:
+    """Two players with won cards under the stack: the fast kernel's shape, every other option
+    random (cycles, caps and the hand-over to the general engine included)."""
+    rnd = random.Random(77)
+    records = []
+    for _ in range(1500):
+        rules = random_rules(rnd, "classic")
+        while rules.deck.size < 2:
+            rules = random_rules(rnd, "classic")
+        rules = rules.replace(pickup_to="bottom", refill="turn_over",
+                              dealer=rnd.choice(["random", 0, 1]))
+        records.append(deal_record(rules, 2, rnd.getrandbits(64)))
+    check_parity(records)
+
+
 def test_cycles_at_and_near_the_cap() -> None:
     """Cycles that close just before, at and after max_rounds (Brent's late detection)."""
     rnd = random.Random(5)

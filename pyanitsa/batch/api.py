@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from pyanitsa.batch import classic as _classic
+from pyanitsa.batch import encode as _enc
 from pyanitsa.batch import tactical as _tactical
 from pyanitsa.batch.encode import (
     ACE,
@@ -103,13 +104,13 @@ def play_records(records: Sequence[Record]) -> list[Result]:
 
 
 def classic_result(row: np.ndarray, elim: np.ndarray) -> ClassicResult:
-    outcome = Termination(OUTCOME_NAMES[int(row[_classic.R_OUTCOME])])
-    winner = int(row[_classic.R_WINNER])
-    nelim = int(row[_classic.R_NELIM])
-    cstart = int(row[_classic.R_CSTART])
-    clen = int(row[_classic.R_CLEN])
-    return ClassicResult(outcome, winner if winner >= 0 else None, int(row[_classic.R_ROUNDS]),
-                         int(row[_classic.R_SHOWDOWNS]), tuple(int(s) for s in elim[:nelim]),
+    outcome = Termination(OUTCOME_NAMES[int(row[_enc.R_OUTCOME])])
+    winner = int(row[_enc.R_WINNER])
+    nelim = int(row[_enc.R_NELIM])
+    cstart = int(row[_enc.R_CSTART])
+    clen = int(row[_enc.R_CLEN])
+    return ClassicResult(outcome, winner if winner >= 0 else None, int(row[_enc.R_ROUNDS]),
+                         int(row[_enc.R_SHOWDOWNS]), tuple(int(s) for s in elim[:nelim]),
                          cstart if outcome is Termination.CYCLE else None,
                          clen if outcome is Termination.CYCLE else None)
 
@@ -245,10 +246,10 @@ def simulate(rules: Rules, players: int, games: int, seed: int, *, workers: int 
                                           dealer_fixed, useed, first, games, chunk,
                                           ring_size(rules.deck.size))
         seconds = time.perf_counter() - start
-        outcome = out[:, _classic.R_OUTCOME]
-        winner = np.where(outcome == WIN, out[:, _classic.R_WINNER], -1)
-        return Simulation(rules, players, seed, out[:, _classic.R_ROUNDS],
-                          out[:, _classic.R_SHOWDOWNS], outcome, winner, seconds=seconds)
+        outcome = out[:, _enc.R_OUTCOME]
+        winner = np.where(outcome == WIN, out[:, _enc.R_WINNER], -1)
+        return Simulation(rules, players, seed, out[:, _enc.R_ROUNDS],
+                          out[:, _enc.R_SHOWDOWNS], outcome, winner, seconds=seconds)
     special, weakest, ace, wwins, misere = _judge(prm)
     scores, wins, out = _tactical.simulate_chunks(strength, players, dealer_fixed, useed, first,
                                                   games, chunk, special, weakest, ace, wwins,

@@ -19,6 +19,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
+from pyanitsa.batch.classic_fast import fast_ok, play2
 from pyanitsa.batch.encode import (
     ACE,
     CAPPED,
@@ -29,9 +30,17 @@ from pyanitsa.batch.encode import (
     EXHAUSTED,
     MAX_ROUNDS,
     MISERE,
+    N_RESULT,
     NEW_TOUR,
     ORDER,
     PICKUP_TO,
+    R_CLEN,
+    R_CSTART,
+    R_NELIM,
+    R_OUTCOME,
+    R_ROUNDS,
+    R_SHOWDOWNS,
+    R_WINNER,
     REFILL,
     SPECIAL,
     STAKES,
@@ -47,9 +56,6 @@ COPIES = 4
 LEADER, ROUNDS, SHOWDOWNS, NELIM, OUTCOME, WINNER = 0, 1, 2, 3, 4, 5
 # how a round ended
 TAKEN, VOID, DISCARD, DRAWN = 0, 1, 2, 3
-# columns of a result row
-R_OUTCOME, R_WINNER, R_ROUNDS, R_SHOWDOWNS, R_NELIM, R_CSTART, R_CLEN = 0, 1, 2, 3, 4, 5, 6
-N_RESULT = 7
 
 # rows of the per-copy counters ``cnt[k, row, seat]``
 HEAD, SCNT, PCNT, ELIM = 0, 1, 2, 3
@@ -527,6 +533,17 @@ def play_game(stk, pile, cnt, g, tab, sm, buf, prm, players, init, ilen, dealer,
 
 
 @njit(cache=True)
+def play_any(stk, pile, cnt, g, tab, sm, buf, prm, players, init, ilen, dealer, rng, out, row,
+             out_elim):
+    """Play one game with the fast two-player kernel when it applies, else the general one."""
+    if fast_ok(prm, players) and play2(prm, init, ilen, dealer, rng, stk[0], stk[3], tab, buf,
+                                       out, row, out_elim) == 0:
+        return
+    play_game(stk, pile, cnt, g, tab, sm, buf, prm, players, init, ilen, dealer, rng, out, row,
+              out_elim)
+
+
+@njit(cache=True)
 def play_stacks(prm, players, init, ilen, dealers, seeds, cap):
     """Play games from given stacks: ``init[G, P, n]`` strengths, ``ilen[G, P]``, ``dealers[G]``
     (the first leader), ``seeds[G]`` (generator states for shuffling rules)."""
@@ -537,8 +554,8 @@ def play_stacks(prm, players, init, ilen, dealers, seeds, cap):
     rng = np.zeros(1, np.uint64)
     for i in range(games):
         rng[0] = seeds[i]
-        play_game(stk, pile, cnt, g, tab, sm, buf, prm, players[i], init[i], ilen[i],
-                  dealers[i], rng, out, i, out_elim)
+        play_any(stk, pile, cnt, g, tab, sm, buf, prm, players[i], init[i], ilen[i],
+                 dealers[i], rng, out, i, out_elim)
     return out, out_elim
 
 
@@ -561,8 +578,8 @@ def simulate_range(prm, strength, players, equal, dealer_fixed, seed, first, cou
         for s in range(players):
             for j in range(seat_len[s]):
                 init[s, j] = strength[seat_cards[s, j]]
-        play_game(stk, pile, cnt, g, tab, sm, buf, prm, players, init, seat_len, dealer, rng,
-                  out, out_row0 + i, out_elim)
+        play_any(stk, pile, cnt, g, tab, sm, buf, prm, players, init, seat_len, dealer, rng,
+                 out, out_row0 + i, out_elim)
 
 
 @njit(cache=True, parallel=True)

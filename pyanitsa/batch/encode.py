@@ -36,6 +36,10 @@ EXHAUSTED_CODES = {"takes_pot": 0, "earliest_wins": 1, "drops_out": 2, "discard"
 ORDER_CODES = {"table": 0, "by_seat": 1, "winner_first": 2, "loser_first": 3, "high_first": 4,
                "low_first": 5, "natural": 6, "shuffled": 7}
 
+# Columns of a classic result row.
+R_OUTCOME, R_WINNER, R_ROUNDS, R_SHOWDOWNS, R_NELIM, R_CSTART, R_CLEN = 0, 1, 2, 3, 4, 5, 6
+N_RESULT = 7
+
 # Classic outcomes as the core writes them.
 WIN, DRAW, CYCLE, CAPPED = 0, 1, 2, 3
 OUTCOME_NAMES = ("win", "draw", "cycle", "capped")

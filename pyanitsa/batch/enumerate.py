@@ -26,7 +26,7 @@ from pyanitsa.batch.classic import (
     R_SHOWDOWNS,
     R_WINNER,
     make_work,
-    play_game,
+    play_any,
 )
 from pyanitsa.batch.encode import CAPPED, CYCLE, DRAW, params, ring_size
 from pyanitsa.cards import strengths
@@ -98,7 +98,7 @@ def enumerate_chunk(prm, lut, start, count_, fold, dealer, cap, stats, longest):
             init[0, i] = lut[perm[i]]
         for i in range(n - half):
             init[1, i] = lut[perm[half + i]]
-        play_game(stk, pile, cnt, g, tab, sm, buf, prm, 2, init, ilen, dealer, rng, out, 0, out_elim)
+        play_any(stk, pile, cnt, g, tab, sm, buf, prm, 2, init, ilen, dealer, rng, out, 0, out_elim)
         stats[S_DEALS] += 1
         outcome = out[0, R_OUTCOME]
         if outcome == CYCLE:

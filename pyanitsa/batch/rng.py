@@ -88,3 +88,19 @@ def deal_into(state, players, deck_size, equal, dealer_fixed, cards, seat_cards,
         if s == players:
             s = 0
     return dealer
+
+
+@njit(cache=True, _nrt=False)
+def randbelow_s(s, n):
+    """:func:`randbelow` on a state held in a local: returns ``(new state, draw)``."""
+    un = np.uint64(n)
+    s = s + GOLDEN
+    m = (mix64(s) >> _S32) * un
+    low = m & _LOW32
+    if low < un:
+        threshold = (_TWO32 - un) % un
+        while low < threshold:
+            s = s + GOLDEN
+            m = (mix64(s) >> _S32) * un
+            low = m & _LOW32
+    return s, np.int64(m >> _S32)
