@@ -75,6 +75,10 @@ def run_tournament_command(args: argparse.Namespace) -> int:
     try:
         result = run_tournament(config, resume=args.resume, overwrite=args.overwrite,
                                 progress=not args.quiet, events=sink)
+    except KeyboardInterrupt:
+        print(f"pyanitsa tournament: interrupted; the finished games are in "
+              f"{config.output_dir}/ (continue with --resume)", file=sys.stderr)
+        return 130
     finally:
         if events_file is not None:
             events_file.close()

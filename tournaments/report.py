@@ -284,7 +284,7 @@ def plot_heatmap(path: Path, summary: Summary) -> None:
             s = summary.h2h.score[i][j]
             if i != j and s is not None:
                 grid[a, b] = 100 * s
-    fig = _figure(1.6 + 0.75 * n, 1.2 + 0.6 * n)
+    fig = _figure(max(4.5, 1.8 + 0.75 * n), max(3.6, 1.4 + 0.6 * n))
     ax = fig.add_subplot()
     im = ax.imshow(grid, cmap="RdBu", vmin=0, vmax=100)
     ax.set_xticks(range(n), names, rotation=40, ha="right")
@@ -302,7 +302,7 @@ def plot_heatmap(path: Path, summary: Summary) -> None:
 def plot_ratings(path: Path, summary: Summary) -> None:
     idx = order(summary)[::-1]
     agents = [summary.agents[i] for i in idx if summary.agents[i].rating is not None]
-    fig = _figure(6.5, 1.0 + 0.42 * max(1, len(agents)))
+    fig = _figure(6.5, 1.7 + 0.4 * max(1, len(agents)))
     ax = fig.add_subplot()
     if agents:
         y = list(range(len(agents)))
