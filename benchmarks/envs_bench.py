@@ -8,8 +8,9 @@ Every workload runs the same loop: reset with a seed, then step with a uniformly
 action (``np.flatnonzero`` of ``info["action_mask"]`` and Python's ``random``), resetting when an
 episode ends; the time covers the whole loop, action choice included. ``bare`` is a do-nothing
 env of Tactical-v0's shape (same spaces, same in-place observation and mask updates, episodes of
-the same length, no game and no opponents), timed in the same run: machines here are shared and
-noisy, so the ratio to it is the number to compare between runs.
+the same length, no game and no opponents), timed in the same run. Machines here are shared and
+noisy: repeats go round-robin over the workloads, CPU time is reported next to wall time, and
+the ratio to the bare env is the number to compare between runs.
 """
 
 from __future__ import annotations
@@ -105,11 +106,18 @@ class Result:
     steps: int
     repeats: int
     seconds: list[float]
+    """Wall time of each repeat."""
+    cpu_seconds: list[float]
+    """CPU time of this process in each repeat (what other jobs on the machine do not steal)."""
     median_seconds: float
     steps_per_s: float
+    """Steps over the median wall time."""
+    cpu_steps_per_s: float
+    """Steps over the median CPU time."""
     episodes: int
     """Episodes finished in one repeat."""
     ratio_to_bare: float | None = None
+    """``cpu_steps_per_s`` over the bare env's."""
 
 
 def run_loop(env: gym.Env, steps: int, seed: int) -> int:
@@ -127,18 +135,34 @@ def run_loop(env: gym.Env, steps: int, seed: int) -> int:
     return episodes
 
 
-def time_workload(w: Workload, steps: int, repeats: int) -> Result:
-    seconds = []
-    episodes = 0
-    for _ in range(repeats):
-        env = w.make()
-        start = time.perf_counter()
-        episodes = run_loop(env, steps, SEED)
-        seconds.append(time.perf_counter() - start)
-        env.close()
-    median = statistics.median(seconds)
-    return Result(w.name, w.description, steps, repeats, seconds, median, steps / median,
-                  episodes)
+def time_once(w: Workload, steps: int) -> tuple[float, float, int]:
+    """One repeat: (wall seconds, CPU seconds, episodes)."""
+    env = w.make()
+    env.reset(seed=SEED)  # construction and first-use costs (numba loading) stay outside
+    wall, cpu = time.perf_counter(), time.process_time()
+    episodes = run_loop(env, steps, SEED)
+    wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+    env.close()
+    return wall, cpu, episodes
+
+
+def time_workloads(workloads: Sequence[tuple[Workload, int]], repeats: int,
+                   log: Any) -> list[Result]:
+    """Repeats go round-robin over the workloads, so that a burst of load elsewhere on the
+    machine hits all of them alike."""
+    runs: list[list[tuple[float, float, int]]] = [[] for _ in workloads]
+    for rep in range(repeats):
+        for i, (w, steps) in enumerate(workloads):
+            print(f"repeat {rep + 1}/{repeats}: {w.name} ({steps} steps)", file=log, flush=True)
+            runs[i].append(time_once(w, steps))
+    results = []
+    for (w, steps), r in zip(workloads, runs, strict=True):
+        wall = [x[0] for x in r]
+        cpu = [x[1] for x in r]
+        results.append(Result(w.name, w.description, steps, repeats, wall, cpu,
+                              statistics.median(wall), steps / statistics.median(wall),
+                              steps / statistics.median(cpu), r[-1][2]))
+    return results
 
 
 def machine_info() -> dict[str, Any]:
@@ -179,15 +203,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         names.append("bare")
     log = sys.stderr if args.json else sys.stdout
     machine = machine_info()
-    results: dict[str, Result] = {}
-    for name in names:
-        w = WORKLOADS[name]
-        steps = args.steps or (w.quick_steps if args.quick else w.steps)
-        print(f"{name}: {steps} steps x {args.repeats}", file=log, flush=True)
-        results[name] = time_workload(w, steps, args.repeats)
-    bare = results["bare"].steps_per_s
+    chosen = [(WORKLOADS[name], args.steps or (WORKLOADS[name].quick_steps if args.quick
+                                               else WORKLOADS[name].steps)) for name in names]
+    results = {r.name: r for r in time_workloads(chosen, args.repeats, log)}
+    bare = results["bare"].cpu_steps_per_s
     for r in results.values():
-        r.ratio_to_bare = r.steps_per_s / bare
+        r.ratio_to_bare = r.cpu_steps_per_s / bare
     if args.json:
         print(json.dumps({"machine": machine,
                           "workloads": {k: asdict(v) for k, v in results.items()}}, indent=2))
@@ -195,18 +216,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(f"\n{machine['date']}  {machine['cpu']} ({machine['cpus']} CPUs, load "
           f"{' '.join(map(str, machine['loadavg']))})  Python {machine['python']}, "
           f"gymnasium {machine['gymnasium']}\n")
-    rows = [("workload", "steps", "median s", "steps/s", "episodes", "/bare")]
+    rows = [("workload", "steps", "median s", "steps/s", "CPU steps/s", "episodes", "/bare")]
     for r in results.values():
         rows.append((r.name, str(r.steps), f"{r.median_seconds:.3f}", f"{r.steps_per_s:,.0f}",
-                     str(r.episodes), f"{r.ratio_to_bare:.2f}"))
+                     f"{r.cpu_steps_per_s:,.0f}", str(r.episodes), f"{r.ratio_to_bare:.2f}"))
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
     for i, row in enumerate(rows):
         print("  ".join(c.ljust(w) if j == 0 else c.rjust(w)
                         for j, (c, w) in enumerate(zip(row, widths, strict=True))))
         if i == 0:
             print("  ".join("-" * w for w in widths))
-    print("\nRandom legal actions, action choice included; median of repeats. /bare: ratio to "
-          "the bare env yardstick timed in the same run.")
+    print("\nRandom legal actions, action choice included; median of repeats (round-robin). "
+          "steps/s over wall time, CPU steps/s over this process's CPU time; /bare: CPU steps/s "
+          "over the bare env yardstick's, timed in the same run.")
     return 0
 
 
