@@ -92,7 +92,7 @@ def seats_array(rules: Rules, seats_list: Sequence[Sequence[Sequence[int]]]
     width = max(1, max(len(c) for seats in seats_list for c in seats))
     table = strength_table(rules)
     out = np.zeros((games, players, width), dtype=np.uint8)
-    lengths = np.zeros((games, players), dtype=np.int32)
+    lengths = np.zeros((games, players), dtype=np.int64)
     for g, seats in enumerate(seats_list):
         for s, cards in enumerate(seats):
             lengths[g, s] = len(cards)

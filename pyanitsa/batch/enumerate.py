@@ -77,6 +77,7 @@ def enumerate_chunk(prm, lut, start, count_, fold, dealer, cap, stats, longest):
     rng = np.zeros(1, np.uint64)
     init = np.zeros((2, cap), np.uint8)
     ilen = np.zeros(2, np.int64)
+    players = ilen.shape[0]
     ilen[0] = half
     ilen[1] = n - half
     out = np.zeros((1, N_RESULT), np.int64)
@@ -98,7 +99,8 @@ def enumerate_chunk(prm, lut, start, count_, fold, dealer, cap, stats, longest):
             init[0, i] = lut[perm[i]]
         for i in range(n - half):
             init[1, i] = lut[perm[half + i]]
-        play_any(stk, pile, cnt, g, tab, sm, buf, prm, 2, init, ilen, dealer, rng, out, 0, out_elim)
+        play_any(stk, pile, cnt, g, tab, sm, buf, prm, players, init, ilen, dealer, rng, out, 0,
+                 out_elim)
         stats[S_DEALS] += 1
         outcome = out[0, R_OUTCOME]
         if outcome == CYCLE:

@@ -10,7 +10,7 @@ import numpy as np
 from numba import njit, prange
 
 from pyanitsa.batch.classic import PMAX, top_set
-from pyanitsa.batch.rng import deal_into, derive_seed1
+from pyanitsa.batch.rng import derive_seed1, randbelow_s
 
 # columns of a result row: then scores, then the winner mask
 T_ROUNDS, T_SHOWDOWNS, T_REMOVED, T_NWIN = 0, 1, 2, 3
@@ -94,6 +94,65 @@ def play_hands(hands, lens, players, special, weakest, ace, wwins, misere, score
     out[row, T_NWIN] = nwin
 
 
+@njit(cache=True, _nrt=False)
+def play_pair(ha, hb, na, nb, special, weakest, ace):
+    """Two players: hands ``ha[:na]`` and ``hb[:nb]``; returns
+    ``(score a, score b, rounds, showdowns, removed)``. Two cards never make a void cycle."""
+    sa = 0
+    sb = 0
+    rounds = 0
+    showdowns = 0
+    removed = 0
+    i = 0
+    j = 0
+    while i < na and j < nb:
+        rounds += 1
+        pot = 0
+        while True:
+            a = ha[i]
+            b = hb[j]
+            i += 1
+            j += 1
+            pot += 2
+            showdowns += 1
+            if a != b:
+                if special and a == weakest and b == ace:
+                    sa += pot
+                elif special and b == weakest and a == ace:
+                    sb += pot
+                elif a > b:
+                    sa += pot
+                else:
+                    sb += pot
+                break
+            if i >= na or j >= nb:
+                half = pot // 2
+                sa += half
+                sb += half
+                removed += pot - 2 * half
+                break
+    sa += na - i
+    sb += nb - j
+    return sa, sb, rounds, showdowns, removed
+
+
+@njit(cache=True, _nrt=False)
+def store_pair(scores, wins, out, row, sa, sb, rounds, showdowns, removed, misere):
+    scores[row, 0] = sa
+    scores[row, 1] = sb
+    if sa == sb:
+        wins[row, 0] = True
+        wins[row, 1] = True
+    else:
+        a_wins = (sa < sb) if misere else (sa > sb)
+        wins[row, 0] = a_wins
+        wins[row, 1] = not a_wins
+    out[row, T_ROUNDS] = rounds
+    out[row, T_SHOWDOWNS] = showdowns
+    out[row, T_REMOVED] = removed
+    out[row, T_NWIN] = 2 if sa == sb else 1
+
+
 @njit(cache=True)
 def play_many(hands, lens, players, special, weakest, ace, wwins, misere):
     """Games ``hands[G, P, n]`` (strengths) with ``lens[G, P]``; ``players[G]`` seats each."""
@@ -108,34 +167,69 @@ def play_many(hands, lens, players, special, weakest, ace, wwins, misere):
     idx = np.zeros(PMAX, np.int64)
     holders = np.zeros(PMAX, np.int64)
     for i in range(games):
-        play_hands(hands[i], lens[i], players[i], special, weakest, ace, wwins, misere, scores,
-                   wins, out, i, nxt, played, cont, faces, idx, holders)
+        if players[i] == 2:
+            sa, sb, rounds, showdowns, removed = play_pair(hands[i, 0], hands[i, 1],
+                                                           lens[i, 0], lens[i, 1], special,
+                                                           weakest, ace)
+            store_pair(scores, wins, out, i, sa, sb, rounds, showdowns, removed, misere)
+        else:
+            play_hands(hands[i], lens[i], players[i], special, weakest, ace, wwins, misere,
+                       scores, wins, out, i, nxt, played, cont, faces, idx, holders)
     return scores, wins, out
 
 
 @njit(cache=True)
 def simulate_range(strength, players, dealer_fixed, seed, first, count_, special, weakest, ace,
                    wwins, misere, scores, wins, out, row0):
+    """Deal (exactly as ``pyanitsa.dealing.deal``, equal hands) and play games
+    ``first .. first + count_ - 1`` into rows from ``row0``."""
     deck = strength.shape[0]
-    rng = np.zeros(1, np.uint64)
+    n = deck // players
+    dealt = n * players
     cards = np.zeros(deck, np.int64)
-    seat_cards = np.zeros((PMAX, deck), np.int64)
-    seat_len = np.zeros(PMAX, np.int64)
-    hands = np.zeros((PMAX, deck), np.uint8)
+    hands = np.zeros((PMAX, n), np.uint8)
+    lens = np.full(PMAX, n, np.int64)
     nxt = np.zeros(PMAX, np.int64)
     played = np.zeros(PMAX, np.int64)
     cont = np.zeros(PMAX, np.int64)
     faces = np.zeros(PMAX, np.uint8)
     idx = np.zeros(PMAX, np.int64)
     holders = np.zeros(PMAX, np.int64)
-    for i in range(count_):
-        rng[0] = derive_seed1(seed, first + i)
-        deal_into(rng, players, deck, True, dealer_fixed, cards, seat_cards, seat_len)
-        for s in range(players):
-            for j in range(seat_len[s]):
-                hands[s, j] = strength[seat_cards[s, j]]
-        play_hands(hands, seat_len, players, special, weakest, ace, wwins, misere, scores, wins,
-                   out, row0 + i, nxt, played, cont, faces, idx, holders)
+    for g in range(count_):
+        s = derive_seed1(seed, first + g)
+        if dealer_fixed < 0:
+            s, dealer = randbelow_s(s, players)
+        else:
+            dealer = dealer_fixed
+        for i in range(deck):
+            cards[i] = i
+        for i in range(deck - 1, 0, -1):
+            s, j = randbelow_s(s, i + 1)
+            t = cards[i]
+            cards[i] = cards[j]
+            cards[j] = t
+        seat = dealer + 1
+        if seat == players:
+            seat = 0
+        pos = 0
+        k = 0
+        for i in range(dealt):
+            hands[seat, pos] = strength[cards[i]]
+            seat += 1
+            if seat == players:
+                seat = 0
+            k += 1
+            if k == players:
+                k = 0
+                pos += 1
+        row = row0 + g
+        if players == 2:
+            sa, sb, rounds, showdowns, removed = play_pair(hands[0], hands[1], n, n, special,
+                                                           weakest, ace)
+            store_pair(scores, wins, out, row, sa, sb, rounds, showdowns, removed, misere)
+        else:
+            play_hands(hands, lens, players, special, weakest, ace, wwins, misere, scores, wins,
+                       out, row, nxt, played, cont, faces, idx, holders)
 
 
 @njit(cache=True, parallel=True)
