@@ -443,14 +443,16 @@ def play_game(stk, pile, cnt, g, tab, sm, buf, prm, players, init, ilen, dealer,
     - ADVANCE puts copy 2 λ rounds ahead of copy 1 (both from the start), then MU1/MU2 step
       them together until they meet: at round μ of copy 1, copy 2 stands at round μ + λ.
     """
-    load(stk, cnt, g, 0, players, init, ilen, dealer)
+    # numba would compile a callee once per literal argument; these are plain int64
+    C0, C1, C2, C3 = np.int64(0), np.int64(1), np.int64(2), np.int64(3)
+    load(stk, cnt, g, C0, players, init, ilen, dealer)
     detect = prm[CYCLES]
     max_rounds = prm[MAX_ROUNDS]
     k_res = 0
     cstart = -1
     clen = -1
     if detect:
-        copy_state(stk, pile, cnt, g, 0, 3, players)
+        copy_state(stk, pile, cnt, g, C0, C3, players)
     power = 1
     lam = 0
     phase = MAIN
@@ -462,20 +464,20 @@ def play_game(stk, pile, cnt, g, tab, sm, buf, prm, players, init, ilen, dealer,
             if code >= 0:
                 if code != CAPPED or not detect:
                     break
-                copy_state(stk, pile, cnt, g, 0, 1, players)
+                copy_state(stk, pile, cnt, g, C0, C1, players)
                 steps = 0
                 phase = LATE
                 continue
             if detect and lam > 0:
                 if same_position(stk, pile, cnt, g, 0, 3, players):
                     clen = lam
-                    load(stk, cnt, g, 1, players, init, ilen, dealer)
-                    load(stk, cnt, g, 2, players, init, ilen, dealer)
+                    load(stk, cnt, g, C1, players, init, ilen, dealer)
+                    load(stk, cnt, g, C2, players, init, ilen, dealer)
                     steps = 0
                     phase = ADVANCE
                     continue
                 if lam == power:
-                    copy_state(stk, pile, cnt, g, 0, 3, players)
+                    copy_state(stk, pile, cnt, g, C0, C3, players)
                     power *= 2
                     lam = 0
             lam += 1
@@ -483,8 +485,8 @@ def play_game(stk, pile, cnt, g, tab, sm, buf, prm, players, init, ilen, dealer,
         elif phase == LATE:
             if steps > 0 and same_position(stk, pile, cnt, g, 0, 1, players):
                 clen = steps
-                load(stk, cnt, g, 1, players, init, ilen, dealer)
-                load(stk, cnt, g, 2, players, init, ilen, dealer)
+                load(stk, cnt, g, C1, players, init, ilen, dealer)
+                load(stk, cnt, g, C2, players, init, ilen, dealer)
                 steps = 0
                 phase = ADVANCE
                 continue

@@ -77,11 +77,12 @@ def enumerate_chunk(prm, lut, start, count_, fold, dealer, cap, stats, longest):
     rng = np.zeros(1, np.uint64)
     init = np.zeros((2, cap), np.uint8)
     ilen = np.zeros(2, np.int64)
-    players = ilen.shape[0]
+    players = ilen.shape[0]  # not the literal 2, which numba would compile separately
     ilen[0] = half
     ilen[1] = n - half
     out = np.zeros((1, N_RESULT), np.int64)
     out_elim = np.zeros((1, PMAX), np.int64)
+    row = out_elim.shape[0] - 1  # likewise for the literal 0
     for it in range(count_):
         if it > 0:
             next_permutation(perm)
@@ -99,10 +100,10 @@ def enumerate_chunk(prm, lut, start, count_, fold, dealer, cap, stats, longest):
             init[0, i] = lut[perm[i]]
         for i in range(n - half):
             init[1, i] = lut[perm[half + i]]
-        play_any(stk, pile, cnt, g, tab, sm, buf, prm, players, init, ilen, dealer, rng, out, 0,
+        play_any(stk, pile, cnt, g, tab, sm, buf, prm, players, init, ilen, dealer, rng, out, row,
                  out_elim)
         stats[S_DEALS] += 1
-        outcome = out[0, R_OUTCOME]
+        outcome = out[row, R_OUTCOME]
         if outcome == CYCLE:
             stats[S_CYCLES] += 1
             continue
@@ -111,13 +112,13 @@ def enumerate_chunk(prm, lut, start, count_, fold, dealer, cap, stats, longest):
             continue
         if outcome == DRAW:
             stats[S_DRAWS] += 1
-        elif out[0, R_WINNER] == 0:
+        elif out[row, R_WINNER] == 0:
             stats[S_WIN0] += 1
         else:
             stats[S_WIN1] += 1
         stats[S_FINISHED] += 1
-        r = out[0, R_ROUNDS]
-        s = out[0, R_SHOWDOWNS]
+        r = out[row, R_ROUNDS]
+        s = out[row, R_SHOWDOWNS]
         stats[S_ROUNDS] += r
         stats[S_SHOWDOWNS] += s
         if (stats[S_FOUND] == 0 or s > stats[S_LSHOW]
