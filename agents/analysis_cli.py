@@ -35,7 +35,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     _common(p)
     p.add_argument("--json", action="store_true",
                    help="one JSON object: value (per seat), strategies (per seat, "
-                        "[{order, p}]), margin, orders, method, seconds")
+                        "[{order, p}]), margin, orders, method, seconds, load_seconds")
     p.set_defaults(run=run_solve)
 
     q = sub.add_parser(
@@ -84,7 +84,7 @@ def tactical_rules(args: argparse.Namespace) -> Rules:
 
 
 def run_solve(args: argparse.Namespace) -> int:
-    from pyanitsa.agents.equilibrium import check_size, solve_deal
+    from pyanitsa.agents.equilibrium import check_size, solve_deal, warm_up
     from pyanitsa.agents.search import cards_for_ranks
     from pyanitsa.ranks import rank_table
 
@@ -109,6 +109,7 @@ def run_solve(args: argparse.Namespace) -> int:
     ranks = [[table.rank_of[c] for c in h] for h in hands]
     for seat in range(2):
         check_size(ranks[seat], args.max_orders, f"seat {seat}'s hand")
+    load = warm_up()
     start = time.perf_counter()
     sol = solve_deal(rules, ranks[0], ranks[1], max_orders=args.max_orders,
                      objective=args.objective)
@@ -120,7 +121,7 @@ def run_solve(args: argparse.Namespace) -> int:
         "margin": sol.value if args.objective == "margin" else None,
         "objective": args.objective, "game_value": sol.value,
         "orders": [len(sol.orders[0]), len(sol.orders[1])], "method": sol.method,
-        "seconds": round(seconds, 4), "deck": str(deck), "rules": rules.to_options(),
+        "seconds": round(seconds, 4), "load_seconds": round(load, 4), "deck": str(deck), "rules": rules.to_options(),
     }
     if args.json:
         print(json.dumps(out, ensure_ascii=False))
@@ -132,7 +133,8 @@ def run_solve(args: argparse.Namespace) -> int:
     print(f"value: seat 0 {sol.expected_scores[0]:.6g}, seat 1 {sol.expected_scores[1]:.6g} "
           f"(expected scores); game value {sol.value:+.6g} for seat 0 ({what}{flip})")
     print(f"{out['orders'][0]:,} x {out['orders'][1]:,} distinct rank orders; "
-          f"{sol.method}; {seconds:.3f} s")
+          f"{sol.method}; solved in {seconds:.3f} s (+{load:.3f} s loading the compiled "
+          "kernels and the LP solver)")
     for s in range(2):
         print(f"seat {s} equilibrium ({len(strategies[s])} orders, first played first):")
         for row in strategies[s]:

@@ -50,7 +50,7 @@ from pyanitsa.rules import Rules
 DEFAULT_MAX_ORDERS = 5040
 """Distinct rank orders per player above which the game is not solved (7! = 5,040)."""
 
-LP_MAX_CELLS = 300_000
+LP_MAX_CELLS = 600_000
 """Matrices up to this many cells go to one LP; larger ones to the double oracle."""
 
 TOLERANCE = 1e-9
@@ -183,6 +183,21 @@ class Solution:
         mix = self.mixes[seat]
         idx = [int(i) for i in np.argsort(-mix, kind="stable") if mix[i] > eps]
         return [(self.orders[seat][i], float(mix[i])) for i in idx]
+
+
+def warm_up() -> float:
+    """Load the compiled kernels and scipy's LP once (seconds taken): a process's first solve
+    otherwise pays for it."""
+    start = time.perf_counter()
+    import scipy.optimize  # noqa: F401
+
+    one = np.zeros((1, 1), np.int8)
+    cmp = np.zeros((1, 1), np.int8)
+    kernels.margin_matrix2(one, 1, one, 1, cmp)
+    kernels.scores2(one, 1, one, 1, cmp)
+    kernels.distinct_orders([0])
+    solve_lp(np.zeros((1, 1)))
+    return time.perf_counter() - start
 
 
 def check_size(ranks: Sequence[int], max_orders: int, what: str) -> int:

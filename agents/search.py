@@ -14,15 +14,24 @@ reference engine on ties, disputes, splits, void cycles, ``weakest_beats_ace`` a
    exactly, is the start;
 2. *local search*: steepest ascent over every distinct swap of two cards and every move of one
    card to another position, until no neighbour is better (a local optimum on the samples);
-3. *restarts* (iterated local search): perturb the best order by a few random swaps and climb
-   again, ``restarts`` times.
+   it climbs on a quarter of the distinct samples first, then on all of them;
+3. *restarts* (iterated local search, off by default): perturb the best order by a few random
+   swaps and climb again, ``restarts`` times.
 
 A hand with at most ``exhaustive`` distinct rank orders (default 720, six distinct cards) skips
 all that: every order is scored, which is the exact best response to the samples.
 
-The objective is the mean over the samples of ``win`` (1 for a win, 1/k for a win shared by k
-seats, misère included) with the score margin as a tie-break (weight 1e-4), or ``margin`` (my
-score minus the best opponent score) or ``score``.
+The objective is a mean over the samples: ``blend`` (default) is ``win + 0.02 * margin``,
+where ``win`` is 1 for a win, 1/k for a win shared by k seats, 0 for a loss (misère included)
+and ``margin`` my score minus the best opponent score (misère: the lowest minus mine); the small
+margin term smooths the landscape for the local search and prefers wide wins. ``win`` keeps the
+margin only as a tie-break (weight 1e-4); ``margin`` and ``score`` are what they say.
+
+The default opponent model (:data:`DEFAULT_OPPONENT`) is a population: 8 samples in 14 are
+uniformly random orders, the others come from the scripted heuristics (one each of
+``ascending``, ``descending``, ``strongest_first``, ``strongest_last``, ``sacrifice``,
+``tie_aware``). A best response to ``uniform`` alone gains little against structured opponents
+(against a random order only ties matter); the population covers both.
 
 Budgets. ``samples`` bounds the worlds; ``budget_ms`` (default ``None``) bounds the wall-clock
 time of a decision, whichever comes first: search is anytime and returns its best order so far
@@ -63,18 +72,24 @@ from pyanitsa.results import Termination
 from pyanitsa.rng import Rng
 from pyanitsa.rules import Rules
 
-OBJECTIVES = {"win": (1.0, 1e-4, 0.0), "margin": (0.0, 1.0, 0.0), "score": (0.0, 0.0, 1.0)}
+OBJECTIVES = {"blend": (1.0, 0.02, 0.0), "win": (1.0, 1e-4, 0.0), "margin": (0.0, 1.0, 0.0),
+              "score": (0.0, 0.0, 1.0)}
 """Objective name -> weights ``(win, margin, score)`` of :mod:`pyanitsa.agents.kernels`."""
 
-DEFAULT_SAMPLES = 96
-"""Worlds per decision: fits 100 ms for an 18-card hand with room to spare (BENCHMARKS.md)."""
+DEFAULT_SAMPLES = 192
+"""Worlds per decision: an 18-card hand (tactical 36, two players) takes about 25 ms of CPU
+(median; 99th percentile about 50 ms) on the benchmark machine (BENCHMARKS.md)."""
 
-DEFAULT_OPPONENT = ("4*uniform|ascending|descending|strongest_first|strongest_last|sacrifice|"
+DEFAULT_OPPONENT = ("8*uniform|ascending|descending|strongest_first|strongest_last|sacrifice|"
                     "tie_aware")
-"""The default opponent model: a population of players, four in ten uniformly random, the rest
-the scripted heuristics of :mod:`pyanitsa.agents.scripted` (ordering the sampled hand)."""
+"""The default opponent model: a population of players, eight in fourteen uniformly random, the
+rest the scripted heuristics of :mod:`pyanitsa.agents.scripted` ordering the sampled hand."""
 
 _IMPROVE = 1e-12
+COARSE_SHARE = 4
+COARSE_MIN = 16
+"""The local search first climbs on ``1 / COARSE_SHARE`` of the distinct samples (at least
+``COARSE_MIN``), then on all of them."""
 
 
 # -- small helpers shared with the equilibrium agent ---------------------------------------------
@@ -146,14 +161,15 @@ class MCSearch(BaseAgent):
 
     Parameters: ``samples`` worlds per tactical decision; ``budget_ms`` wall-clock bound (None:
     samples only, reproducible); ``opponent`` the opponent model (``uniform``, an agent spec, or
-    ``a|b|...``); ``objective`` ``win`` (margin breaks ties), ``margin`` or ``score``;
+    ``N*a|b|...``); ``objective`` ``blend`` (win + 0.02 margin), ``win``, ``margin`` or
+    ``score``;
     ``restarts`` perturbation restarts of the local search; ``exhaustive`` score every order of
     hands with at most that many distinct orders; ``pickup_rollouts``,
     ``pickup_horizon``, ``pickup_random`` size the classic pickup search.
     """
 
     def __init__(self, *, samples: int = DEFAULT_SAMPLES, budget_ms: float | None = None,
-                 opponent: str = DEFAULT_OPPONENT, objective: str = "win", restarts: int = 2,
+                 opponent: str = DEFAULT_OPPONENT, objective: str = "blend", restarts: int = 0,
                  exhaustive: int = 720, pickup_rollouts: int = 4, pickup_horizon: int = 60,
                  pickup_random: int = 2) -> None:
         if samples < 1:
@@ -274,9 +290,9 @@ class OrderSearch:
         table = rank_table(rules)
         self.ranks = np.sort(ranks).astype(np.int8)
         self.n = len(ranks)
-        self.opp = np.ascontiguousarray(opp, np.int8)
-        self.lens = lens
-        self.weights = np.ascontiguousarray(weights, np.float64)
+        self.all = (np.ascontiguousarray(opp, np.int8), lens,
+                    np.ascontiguousarray(weights, np.float64))
+        self.opp, self.lens, self.weights = self.all
         self.misere = rules.misere
         self.cw, self.cm, self.cs = OBJECTIVES[objective]
         self.two = opp.shape[1] == 1
@@ -287,6 +303,15 @@ class OrderSearch:
         self.passes = 0
         self.restarts_done = 0
         self.stopped = "local_optimum"
+
+    def focus(self, rows: int | None) -> None:
+        """Score against the first ``rows`` distinct samples only (reweighted), or all."""
+        opp, lens, weights = self.all
+        if rows is None or rows >= len(weights):
+            self.opp, self.lens, self.weights = opp, lens, weights
+        else:
+            w = weights[:rows]
+            self.opp, self.lens, self.weights = opp[:rows], lens[:rows], w / w.sum()
 
     def evaluate(self, cands: np.ndarray) -> np.ndarray:
         cands = np.ascontiguousarray(cands, np.int8)
@@ -377,6 +402,17 @@ class OrderSearch:
         if kernels.count_orders(self.ranks) <= exhaustive:
             return self.run_exhaustive()
         starts = np.stack([self.assignment_start(), self.ranks, self.ranks[::-1]])
+        total = len(self.all[2])
+        coarse = max(COARSE_MIN, total // COARSE_SHARE)
+        if coarse < total:
+            # Most passes happen far from the optimum, where a quarter of the samples tells
+            # good moves from bad ones as well as all of them: climb there first.
+            self.focus(coarse)
+            vals = self.evaluate(starts)
+            k = int(np.argmax(vals))
+            cur, _ = self.climb(starts[k].copy(), float(vals[k]))
+            self.focus(None)
+            starts = np.concatenate([cur[None], starts])
         vals = self.evaluate(starts)
         k = int(np.argmax(vals))
         best, best_value = self.climb(starts[k].copy(), float(vals[k]))

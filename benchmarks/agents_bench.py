@@ -14,7 +14,8 @@ Sections:
   the table gives the mean pair score with a normal 95% confidence interval over pairs
   (mean ± 1.96 s / sqrt(n)). "Beats" means the whole interval is above 1/2. Every candidate
   decision is timed (``time.perf_counter`` around ``order_hand``; the numba kernels are
-  compiled and warmed up first): median and 99th percentile.
+  compiled and warmed up first): median and 99th percentile of the wall-clock time, and of the
+  process's CPU time (``time.process_time``), which a shared, loaded machine inflates less.
 * ``solve``: ``solve_deal`` on seeded 6-card-per-player deals of tactical 36 (the payoff matrix
   plus the LP or double oracle), and one ``pyanitsa solve`` process end to end.
 * ``exploit``: exploitability of every scripted heuristic on the 4-rank, 2-suit deck
@@ -56,12 +57,14 @@ class Timed:
     def __init__(self, agent: Any) -> None:
         self.agent = agent
         self.times: list[float] = []
+        self.cpu: list[float] = []
         self.name = getattr(agent, "name", type(agent).__name__)
 
     def order_hand(self, view: Any, rng: np.random.Generator) -> Any:
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), time.process_time()
         out = self.agent.order_hand(view, rng)
         self.times.append(time.perf_counter() - start)
+        self.cpu.append(time.process_time() - cpu)
         return out
 
     def order_pickup(self, view: Any, rng: np.random.Generator) -> Any:
@@ -91,7 +94,7 @@ def play_pairs(job: tuple[str, str, str, int, int, int]) -> dict[str, Any]:
         a = play_game(rules, [me, other], game_seed).result
         b = play_game(rules, [other, me], game_seed).result
         pairs.append((game_points(a, 0) + game_points(b, 1)) / 2)
-    return {"pairs": pairs, "times": me.times}
+    return {"pairs": pairs, "times": me.times, "cpu": me.cpu}
 
 
 def head_to_head(candidate: str, opponent: str, *, pairs: int, seed: int, workers: int,
@@ -106,6 +109,7 @@ def head_to_head(candidate: str, opponent: str, *, pairs: int, seed: int, worker
         parts = [play_pairs(j) for j in jobs]
     scores = [p for part in parts for p in part["pairs"]]
     times = sorted(t for part in parts for t in part["times"])
+    cpu = sorted(t for part in parts for t in part["cpu"])
     mean = statistics.fmean(scores)
     half = 1.96 * statistics.stdev(scores) / math.sqrt(len(scores)) if len(scores) > 1 else 0.0
     return {
@@ -116,6 +120,8 @@ def head_to_head(candidate: str, opponent: str, *, pairs: int, seed: int, worker
         "median_ms": 1000 * statistics.median(times),
         "p99_ms": 1000 * times[min(len(times) - 1, int(0.99 * len(times)))],
         "max_ms": 1000 * times[-1], "decisions": len(times),
+        "cpu_median_ms": 1000 * statistics.median(cpu),
+        "cpu_p99_ms": 1000 * cpu[min(len(cpu) - 1, int(0.99 * len(cpu)))],
     }
 
 
@@ -201,6 +207,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args(argv)
     only = set(args.only or ("h2h", "solve", "exploit"))
+    log = sys.stderr if args.json else sys.stdout  # progress lines; --json prints one object
     out: dict[str, Any] = {"machine": machine(), "seed": args.seed}
     if "h2h" in only:
         rows = []
@@ -210,26 +217,25 @@ def main(argv: Sequence[str] | None = None) -> int:
                                workers=args.workers)
             row["seconds"] = time.perf_counter() - start
             rows.append(row)
-            if not args.json:
-                print(f"{args.candidate} vs {opp:<16} pairs {row['pairs']:>5}  score "
-                      f"{row['score']:.3f} [{row['ci'][0]:.3f}, {row['ci'][1]:.3f}]  "
-                      f"{'beats' if row['beats'] else 'NOT shown'}  decision median "
-                      f"{row['median_ms']:.1f} ms p99 {row['p99_ms']:.1f} ms max "
-                      f"{row['max_ms']:.1f} ms  ({row['seconds']:.0f} s)", flush=True)
+            print(f"{args.candidate} vs {opp:<16} pairs {row['pairs']:>5}  score "
+                  f"{row['score']:.3f} [{row['ci'][0]:.3f}, {row['ci'][1]:.3f}]  "
+                  f"{'beats' if row['beats'] else 'NOT shown'}  decision median "
+                  f"{row['median_ms']:.1f} ms p99 {row['p99_ms']:.1f} ms max "
+                  f"{row['max_ms']:.1f} ms; CPU median {row['cpu_median_ms']:.1f} ms p99 "
+                  f"{row['cpu_p99_ms']:.1f} ms  ({row['seconds']:.0f} s)", file=log,
+                  flush=True)
         out["h2h"] = {"candidate": args.candidate, "rows": rows}
     if "solve" in only:
         out["solve"] = solve_timing(args.solve_deals, args.seed)
-        if not args.json:
-            print("solve", json.dumps(out["solve"]), flush=True)
+        print("solve", json.dumps(out["solve"]), file=log, flush=True)
     if "exploit" in only:
         rows = exploit_table(list(HEURISTICS), args.exploit_deals, args.seed,
                              args.exploit_samples)
         out["exploit"] = rows
-        if not args.json:
-            for r in rows:
-                print(f"exploit {r['agent']:<16} seat0 {r['seat0_mean']:.3f} seat1 "
-                      f"{r['seat1_mean']:.3f} mean {r['mean']:.3f} worst {r['worst']:.3f} "
-                      f"orders {r['orders_seen']:.2f}", flush=True)
+        for r in rows:
+            print(f"exploit {r['agent']:<16} seat0 {r['seat0_mean']:.3f} seat1 "
+                  f"{r['seat1_mean']:.3f} mean {r['mean']:.3f} worst {r['worst']:.3f} "
+                  f"orders {r['orders_seen']:.2f}", file=log, flush=True)
     if args.json:
         print(json.dumps(out))
     return 0
