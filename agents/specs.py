@@ -201,6 +201,7 @@ def _load_builtins() -> None:
 BUILTIN_MODULES: tuple[str, ...] = (
     "pyanitsa.agents.search",
     "pyanitsa.agents.equilibrium",
+    "pyanitsa.agents.policy",  # the ppo: scheme (torch loads only with a policy)
 )
 """Modules whose agent classes register themselves with :func:`register` when imported."""
 

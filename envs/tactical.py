@@ -369,9 +369,7 @@ class TacticalEnv(gym.Env[np.ndarray, np.int64]):
             raise ValueError(f"reward: {reward!r} is not one of {', '.join(TACTICAL_REWARDS)}")
         self.reward_kind = reward
         self.render_mode = read_render_mode(render_mode, self.metadata["render_modes"])
-        self.opponents = make_opponents(opponents, self.players)
-        self._labels = [f"opponent {i} ({_label(a)}) hand order"
-                        for i, a in enumerate(self.opponents)]
+        self.set_opponents(opponents)
         self.layout = TacticalLayout(self.rules, self.players)
         self._scorer = TacticalScorer(self.rules, self.players, engine)
         self.engine = self._scorer.engine
@@ -426,6 +424,18 @@ class TacticalEnv(gym.Env[np.ndarray, np.int64]):
         info["seat"] = seat
         info["result"] = result.to_json()
         return me.obs.copy(), reward, True, False, info
+
+    def set_opponents(self, opponents: OpponentsArg) -> None:
+        """Replace the opponents from the next ``reset`` on (same forms as ``opponents=``).
+
+        A training callback swaps them in every worker with
+        ``vec_env.env_method("set_opponents", ...)``. With ``SubprocVecEnv`` the argument is
+        pickled to each worker, so pass spec strings (``ppo:runs/x/snapshots/step_100000.pt``
+        loads the frozen weights inside the worker) or agents that pickle cheaply.
+        """
+        self.opponents = make_opponents(opponents, self.players)
+        self._labels = [f"opponent {i} ({_label(a)}) hand order"
+                        for i, a in enumerate(self.opponents)]
 
     def action_masks(self) -> np.ndarray:
         """The ranks still in hand (sb3-contrib's ``MaskablePPO`` calls this)."""

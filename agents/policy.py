@@ -1,0 +1,351 @@
+"""``ppo:PATH``: a tactical hand orderer that plays from a trained policy network.
+
+The agent orders its hand exactly as the learner does in ``pyanitsa/Tactical-v0``: one rank per
+step, the observation built by the env's own :class:`~pyanitsa.envs.tactical.TacticalSeat`, the
+illegal ranks masked out. ``order_hands`` orders many hands with one forward pass per step for
+all of them (a tournament or an evaluation asks for thousands at once).
+
+Saved policies (written by ``pyanitsa train``):
+
+* ``NAME.pt`` plus ``NAME.json``: the policy network's ``state_dict`` (tensors only, loaded with
+  ``torch.load(weights_only=True)``: no code runs) and a sidecar with the architecture, the
+  observation layout (rules, players, action count), the training config, seed and package
+  versions. The network is rebuilt from the sidecar with stable-baselines3's policy class. This
+  is the safe default.
+* ``NAME.zip``: stable-baselines3's full save, which unpickles Python objects (running code from
+  the file); loaded only with ``trust=True``: ``ppo:runs/x/model.zip(trust=True)``.
+
+Spec forms: ``ppo:PATH`` with ``PATH`` a ``.pt`` file, its stem (``runs/x/model``), a run
+folder (its ``model.pt``), a ``.zip`` (with ``trust=True``), or a bundled name from
+``pyanitsa/agents/policies/`` (``ppo:tactical-2p``). Parameters: ``deterministic`` (default
+True: the most probable legal rank; False samples from the policy with the agent's rng) and
+``trust``.
+
+Importing this module is cheap: torch and stable-baselines3 load when a policy does.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from pyanitsa.agents.protocol import BaseAgent, HandView
+from pyanitsa.agents.specs import register_scheme
+from pyanitsa.cards import Card
+from pyanitsa.errors import PyanitsaError
+from pyanitsa.rules import Rules
+
+POLICIES_DIR = Path(__file__).resolve().parent / "policies"
+"""Policies shipped with the package (``ppo:NAME`` finds ``NAME.pt`` here)."""
+
+FORMAT = "pyanitsa-policy/1"
+"""The sidecar's ``format``: bump when the observation layout or the file set changes."""
+
+ALGORITHMS = ("MaskablePPO", "PPO")
+
+
+class PolicyLoadError(PyanitsaError):
+    """A policy file that cannot be loaded (missing, untrusted, or for other rules)."""
+
+
+# -- the sidecar ----------------------------------------------------------------------------------
+
+
+def rules_json(rules: Rules) -> dict[str, Any]:
+    """Rules as a JSON object that :meth:`Rules.from_options` reads back."""
+    return {"mode": rules.mode, "deck": rules.deck.to_json(), **rules.to_options()}
+
+
+def package_versions() -> dict[str, str]:
+    """Versions of the packages a policy file depends on."""
+    from importlib import metadata
+
+    out = {}
+    for name in ("pyanitsa", "torch", "stable-baselines3", "sb3-contrib", "gymnasium", "numpy"):
+        with contextlib.suppress(metadata.PackageNotFoundError):
+            out[name] = metadata.version(name)
+    return out
+
+
+@dataclass(frozen=True)
+class PolicyMeta:
+    """What rebuilds a policy network and the observations it expects (the ``.json`` sidecar)."""
+
+    algorithm: str
+    """``MaskablePPO`` or ``PPO``: which stable-baselines3 policy class holds the weights."""
+    net_arch: dict[str, list[int]]
+    """Hidden layer sizes: ``{"pi": [...], "vf": [...]}``."""
+    activation: str
+    """The hidden activation, a ``torch.nn`` class name (``Tanh``, ``ReLU``)."""
+    rules: dict[str, Any]
+    """The rules the policy was trained for (:func:`rules_json`)."""
+    players: int
+    obs_size: int
+    actions: int
+    extra: dict[str, Any]
+    """Provenance: config, seed, steps, package versions (not needed to play)."""
+
+    def to_json(self) -> dict[str, Any]:
+        return {"format": FORMAT, "algorithm": self.algorithm, "net_arch": self.net_arch,
+                "activation": self.activation, "rules": self.rules, "players": self.players,
+                "obs_size": self.obs_size, "actions": self.actions, **self.extra}
+
+    @classmethod
+    def from_json(cls, obj: dict[str, Any], where: str) -> PolicyMeta:
+        if obj.get("format") != FORMAT:
+            raise PolicyLoadError(f"{where}: format {obj.get('format')!r} is not {FORMAT!r}")
+        known = ("format", "algorithm", "net_arch", "activation", "rules", "players",
+                 "obs_size", "actions")
+        missing = [k for k in known if k not in obj]
+        if missing:
+            raise PolicyLoadError(f"{where}: missing {missing[0]!r}")
+        if obj["algorithm"] not in ALGORITHMS:
+            raise PolicyLoadError(f"{where}: algorithm {obj['algorithm']!r} is not one of "
+                                  f"{', '.join(ALGORITHMS)}")
+        return cls(obj["algorithm"], obj["net_arch"], obj["activation"], obj["rules"],
+                   int(obj["players"]), int(obj["obs_size"]), int(obj["actions"]),
+                   {k: v for k, v in obj.items() if k not in known})
+
+    def make_rules(self) -> Rules:
+        opts = dict(self.rules)
+        mode = opts.pop("mode", "tactical")
+        return Rules.from_options(opts, mode=mode)
+
+
+def policy_meta(policy: Any, algorithm: str, rules: Rules, players: int,
+                extra: dict[str, Any] | None = None) -> PolicyMeta:
+    """The sidecar of a live stable-baselines3 policy."""
+    arch = policy.net_arch
+    if isinstance(arch, list):
+        arch = {"pi": list(arch), "vf": list(arch)}
+    return PolicyMeta(algorithm, {k: list(v) for k, v in arch.items()},
+                      policy.activation_fn.__name__, rules_json(rules), players,
+                      int(policy.observation_space.shape[0]), int(policy.action_space.n),
+                      {"versions": package_versions(), **(extra or {})})
+
+
+def save_policy(policy: Any, meta: PolicyMeta, path: str | os.PathLike[str]) -> Path:
+    """Write ``PATH.pt`` (the state_dict) and ``PATH.json`` (the sidecar); returns the ``.pt``."""
+    import torch
+
+    pt = Path(path).with_suffix(".pt")
+    pt.parent.mkdir(parents=True, exist_ok=True)
+    state = {k: v.detach().cpu().clone() for k, v in policy.state_dict().items()}
+    tmp = pt.with_suffix(".pt.tmp")
+    torch.save(state, tmp)
+    os.replace(tmp, pt)
+    pt.with_suffix(".json").write_text(json.dumps(meta.to_json(), indent=1, sort_keys=True)
+                                       + "\n", encoding="utf-8")
+    return pt
+
+
+def build_policy(meta: PolicyMeta) -> Any:
+    """An untrained stable-baselines3 policy with the sidecar's architecture."""
+    import torch
+    from gymnasium import spaces
+
+    if meta.algorithm == "MaskablePPO":
+        from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy as cls
+    else:
+        from stable_baselines3.common.policies import ActorCriticPolicy as cls
+    activation = getattr(torch.nn, meta.activation, None)
+    if activation is None:
+        raise PolicyLoadError(f"activation {meta.activation!r} is not a torch.nn class")
+    obs = spaces.Box(0.0, 1.0, (meta.obs_size,), np.float32)
+    act = spaces.Discrete(meta.actions)
+    return cls(obs, act, lambda _: 0.0, net_arch=meta.net_arch, activation_fn=activation)
+
+
+# -- finding and loading --------------------------------------------------------------------------
+
+
+def resolve_path(arg: str) -> Path:
+    """The file a ``ppo:ARG`` names: a ``.pt``/``.zip``, a stem, a run folder or a bundled name."""
+    text = arg.strip()
+    if not text:
+        raise PolicyLoadError("ppo: give a path (ppo:runs/x/model.pt) or a bundled name "
+                              f"({', '.join(bundled_policies()) or 'none installed'})")
+    p = Path(text).expanduser()
+    candidates = [p]
+    if p.is_dir():
+        candidates = [p / "model.pt", p / "model.zip"]
+    elif p.suffix not in (".pt", ".zip"):
+        candidates = [p.with_name(p.name + ".pt"), p.with_name(p.name + ".zip")]
+        if "/" not in text and os.sep not in text:
+            candidates.append(POLICIES_DIR / f"{text}.pt")
+    for c in candidates:
+        if c.is_file():
+            return c
+    names = ", ".join(bundled_policies()) or "none installed"
+    raise PolicyLoadError(f"ppo:{text}: no policy file (looked for "
+                          f"{', '.join(str(c) for c in candidates)}; bundled: {names})")
+
+
+def bundled_policies() -> list[str]:
+    return sorted(p.stem for p in POLICIES_DIR.glob("*.pt")) if POLICIES_DIR.is_dir() else []
+
+
+def load_policy(path: str | os.PathLike[str], *, trust: bool = False) -> tuple[Any, PolicyMeta]:
+    """Load a saved policy: weights-only from ``.pt`` + ``.json``, or a trusted SB3 ``.zip``."""
+    import torch
+
+    p = Path(path)
+    if p.suffix == ".zip":
+        if not trust:
+            raise PolicyLoadError(
+                f"{p}: a stable-baselines3 .zip unpickles code; load it only if you trust it, "
+                f"with ppo:{p}(trust=True), or use the weights-only {p.with_suffix('.pt')}")
+        return _load_zip(p)
+    side = p.with_suffix(".json")
+    if not side.is_file():
+        raise PolicyLoadError(f"{p}: the sidecar {side.name} is missing")
+    try:
+        meta = PolicyMeta.from_json(json.loads(side.read_text(encoding="utf-8")), str(side))
+    except json.JSONDecodeError as exc:
+        raise PolicyLoadError(f"{side}: not JSON ({exc})") from None
+    policy = build_policy(meta)
+    try:
+        state = torch.load(p, map_location="cpu", weights_only=True)
+        policy.load_state_dict(state)
+    except Exception as exc:  # an unpickling refusal or a shape mismatch: one clear line
+        raise PolicyLoadError(f"{p}: cannot load the weights ({type(exc).__name__}: "
+                              f"{str(exc).splitlines()[0]})") from None
+    policy.set_training_mode(False)
+    return policy, meta
+
+
+def _load_zip(p: Path) -> tuple[Any, PolicyMeta]:
+    from sb3_contrib import MaskablePPO
+    from stable_baselines3 import PPO
+
+    side = p.with_suffix(".json")
+    extra = json.loads(side.read_text(encoding="utf-8")) if side.is_file() else {}
+    errors = []
+    for cls in (MaskablePPO, PPO):
+        try:
+            model = cls.load(p, device="cpu")
+            break
+        except Exception as exc:  # the other algorithm's zip: try the next class
+            errors.append(f"{cls.__name__}: {exc}")
+    else:
+        raise PolicyLoadError(f"{p}: not a MaskablePPO or PPO save ({'; '.join(errors)})")
+    rules = extra.get("rules") or {"mode": "tactical", "deck": "36"}
+    players = int(extra.get("players", 2))
+    meta = policy_meta(model.policy, type(model).__name__, Rules.from_options(
+        {k: v for k, v in rules.items() if k != "mode"}, mode=rules.get("mode", "tactical")),
+        players)
+    model.policy.set_training_mode(False)
+    return model.policy, meta
+
+
+# -- the agent ------------------------------------------------------------------------------------
+
+
+class PolicyAgent(BaseAgent):
+    """Plays tactical hands from a policy network trained on ``pyanitsa/Tactical-v0``."""
+
+    def __init__(self, policy: Any, meta: PolicyMeta, *, deterministic: bool = True) -> None:
+        from pyanitsa.envs.tactical import TacticalLayout
+
+        self.policy = policy
+        self.meta = meta
+        self.deterministic = deterministic
+        self.rules = meta.make_rules()
+        self.players = meta.players
+        self.layout = TacticalLayout(self.rules, self.players)
+        if self.layout.size != meta.obs_size or self.layout.ranks != meta.actions:
+            raise PolicyLoadError(f"the policy expects {meta.obs_size} inputs and "
+                                  f"{meta.actions} actions; the rules give "
+                                  f"{self.layout.size} and {self.layout.ranks}")
+
+    @classmethod
+    def load(cls, path: str | os.PathLike[str], *, trust: bool = False,
+             deterministic: bool = True) -> PolicyAgent:
+        policy, meta = load_policy(path, trust=trust)
+        return cls(policy, meta, deterministic=deterministic)
+
+    def _check(self, view: HandView) -> None:
+        if view.players != self.players or view.rules != self.rules:
+            raise PolicyLoadError(
+                f"agent {self.name!r} was trained for {self.players} players, deck "
+                f"{self.rules.deck}, rules {self.meta.rules}; this game has {view.players} "
+                f"players, deck {view.rules.deck}")
+
+    def order_hand(self, view: HandView, rng: np.random.Generator) -> list[Card]:
+        return self.order_hands([view], [rng])[0]
+
+    def order_hands(self, views: Sequence[HandView],
+                    rngs: Sequence[np.random.Generator]) -> list[list[Card]]:
+        """Every hand at once: one forward pass of the network per position of the order."""
+        import torch
+
+        from pyanitsa.envs.tactical import TacticalSeat
+
+        if not views:
+            return []
+        seats = []
+        for v in views:
+            self._check(v)
+            s = TacticalSeat(self.layout)
+            s.deal(v.seat, v.hand)
+            seats.append(s)
+        policy = self.policy
+        obs = np.empty((len(seats), self.layout.size), np.float32)
+        masks = np.empty((len(seats), self.layout.ranks), bool)
+        with torch.no_grad():
+            for _ in range(self.layout.hand_size):
+                for i, s in enumerate(seats):
+                    obs[i] = s.obs
+                    masks[i] = s.mask
+                logits = action_logits(policy, torch.from_numpy(obs)).numpy()
+                logits = np.where(masks, logits, -np.inf)
+                if self.deterministic:
+                    actions = logits.argmax(axis=1)
+                else:
+                    actions = [_sample(row, rng) for row, rng in zip(logits, rngs, strict=True)]
+                for s, a in zip(seats, actions, strict=True):
+                    s.play(int(a))
+        return [s.order() for s in seats]
+
+
+def action_logits(policy: Any, obs: Any) -> Any:
+    """The policy's action logits for a batch of observations (no masking, no sampling)."""
+    features = policy.extract_features(obs, policy.pi_features_extractor)
+    latent = policy.mlp_extractor.forward_actor(features)
+    return policy.action_net(latent)
+
+
+def _sample(logits: np.ndarray, rng: np.random.Generator) -> int:
+    z = logits - logits.max()
+    p = np.exp(z)
+    p /= p.sum()
+    return int(rng.choice(len(p), p=p))
+
+
+_CACHE: dict[tuple[str, float, bool], tuple[Any, PolicyMeta]] = {}
+
+
+def load_agent(arg: str, *, trust: bool = False, deterministic: bool = True) -> PolicyAgent:
+    """The ``ppo:`` scheme's loader (a file's network is loaded once per process)."""
+    path = resolve_path(arg)
+    key = (str(path.resolve()), path.stat().st_mtime, trust)
+    if key not in _CACHE:
+        _CACHE[key] = load_policy(path, trust=trust)
+    policy, meta = _CACHE[key]
+    return PolicyAgent(policy, meta, deterministic=deterministic)
+
+
+def _ppo_scheme(arg: str, trust: bool = False, deterministic: bool = True) -> PolicyAgent:
+    if not isinstance(trust, bool) or not isinstance(deterministic, bool):
+        raise ValueError("trust and deterministic are True or False")
+    return load_agent(arg, trust=trust, deterministic=deterministic)
+
+
+register_scheme("ppo", _ppo_scheme)

@@ -1,0 +1,174 @@
+"""``ppo:PATH``: weights-only loading, the trusted zip, batched inference, the shipped policy."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+import torch
+
+from pyanitsa.agents import AgentSpecError, hand_view, make_agent, play_game
+from pyanitsa.agents.duplicate import duplicate_match
+from pyanitsa.agents.game import seat_rng
+from pyanitsa.agents.policy import (
+    PolicyAgent,
+    PolicyLoadError,
+    PolicyMeta,
+    build_policy,
+    load_policy,
+    rules_json,
+    save_policy,
+)
+from pyanitsa.dealing import deal
+from pyanitsa.envs.tactical import TacticalEnv
+from pyanitsa.rng import Rng
+from pyanitsa.rules import Rules, preset
+
+RULES = preset("tactical")
+
+
+@pytest.fixture(autouse=True)
+def one_torch_thread():
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(threads)
+
+
+def meta(players=2):
+    env = TacticalEnv("tactical", players=players)
+    return PolicyMeta("MaskablePPO", {"pi": [16], "vf": [16]}, "Tanh", rules_json(RULES),
+                      players, env.layout.size, env.layout.ranks, {"seed": 0})
+
+
+@pytest.fixture(scope="module")
+def saved(tmp_path_factory):
+    torch.manual_seed(0)
+    m = meta()
+    return save_policy(build_policy(m), m, tmp_path_factory.mktemp("pol") / "net")
+
+
+def views(n, seed=0):
+    out = []
+    for i in range(n):
+        d = deal(RULES, 2, Rng(seed + i))
+        out.append(hand_view(RULES, i % 2, d.seats, len(d.set_aside)))
+    return out
+
+
+def test_rules_round_trip_through_the_sidecar():
+    for r in (RULES, preset("tactical-52"), Rules.from_options({"preset": "tactical",
+                                                                "weakest_beats_ace": True})):
+        m = PolicyMeta("PPO", {"pi": [], "vf": []}, "Tanh", rules_json(r), 2, 1, 1, {})
+        assert m.make_rules() == r
+
+
+def test_weights_only_load_and_valid_orders(saved):
+    agent = make_agent(f"ppo:{saved}")
+    assert isinstance(agent, PolicyAgent) and agent.spec == f"ppo:{saved}"
+    out = play_game(RULES, [agent, make_agent("random")], 3)
+    assert sorted(out.record.seats[0]) == sorted(deal(RULES, 2, Rng(3)).seats[0])
+    # the stem without .pt and the folder's model.pt also resolve
+    assert isinstance(make_agent(f"ppo:{saved.with_suffix('')}"), PolicyAgent)
+
+
+def test_batched_orders_equal_one_by_one(saved):
+    agent = make_agent(f"ppo:{saved}")
+    vs = views(40)
+    rngs = [np.random.default_rng(i) for i in range(40)]
+    batched = agent.order_hands(vs, rngs)
+    single = [agent.order_hand(v, np.random.default_rng(i)) for i, v in enumerate(vs)]
+    assert batched == single
+    sampled = make_agent(f"ppo:{saved}(deterministic=False)")
+    a = sampled.order_hands(vs[:5], [np.random.default_rng(1) for _ in range(5)])
+    b = [sampled.order_hand(v, np.random.default_rng(1)) for v in vs[:5]]
+    assert a == b
+
+
+def test_the_agent_plays_as_the_env_learner_does(saved):
+    """Same observations, same masks: the agent's order is the env learner's order when the env
+    steps the policy's greedy action."""
+    policy, m = load_policy(saved)
+    agent = PolicyAgent(policy, m)
+    env = TacticalEnv("tactical", seat=1, opponents="random")
+    obs, _ = env.reset(seed=11)
+    hand = [c for cards in env._me.by_rank for c in cards]
+    view = hand_view(RULES, 1, [[], hand], 0)
+    want = agent.order_hand(view, np.random.default_rng(0))
+    done = False
+    while not done:
+        with torch.no_grad():
+            dist = policy.get_distribution(torch.as_tensor(obs[None]),
+                                           action_masks=env.action_masks()[None])
+        obs, _, done, _, _ = env.step(int(dist.distribution.probs.argmax()))
+    got = list(env.record().seats[1])
+    ranks = env.layout.rank_of
+    assert [ranks[c] for c in got] == [ranks[c] for c in want]
+
+
+def test_the_zip_needs_trust(tmp_path):
+    from sb3_contrib import MaskablePPO
+
+    env = TacticalEnv("tactical")
+    model = MaskablePPO("MlpPolicy", env, n_steps=36, batch_size=36, device="cpu", seed=0,
+                        policy_kwargs={"net_arch": [8]})
+    model.save(tmp_path / "model.zip")
+    with pytest.raises(AgentSpecError) as err:
+        make_agent(f"ppo:{tmp_path / 'model.zip'}")
+    msg = str(err.value)
+    assert "trust=True" in msg and "\n" not in msg
+    agent = make_agent(f"ppo:{tmp_path / 'model.zip'}(trust=True)")
+    assert len(agent.order_hand(views(1)[0], np.random.default_rng(0))) == 18
+
+
+def test_pickled_code_in_a_pt_file_is_refused(tmp_path, saved):
+    bad = tmp_path / "bad.pt"
+    torch.save({"x": np.random.default_rng(0)}, bad)  # an arbitrary object, not tensors
+    bad.with_suffix(".json").write_text(saved.with_suffix(".json").read_text())
+    with pytest.raises(PolicyLoadError, match="cannot load the weights"):
+        load_policy(bad)
+
+
+def test_errors_are_one_clear_line(saved, tmp_path):
+    with pytest.raises(AgentSpecError, match="no policy file"):
+        make_agent(f"ppo:{tmp_path / 'missing'}")
+    agent = make_agent(f"ppo:{saved}")
+    d = deal(RULES, 3, Rng(0))
+    with pytest.raises(ValueError, match="trained for 2 players"):
+        agent.order_hand(hand_view(RULES, 0, d.seats, len(d.set_aside)),
+                         np.random.default_rng(0))
+
+
+def test_duplicate_match_plays_play_games_games(saved):
+    agent, opp = make_agent(f"ppo:{saved}"), make_agent("mixed")
+    res = duplicate_match(RULES, agent, opp, 6, seed=9)
+    from pyanitsa.rng import derive_seed
+
+    pts = []
+    for i in range(6):
+        gs = derive_seed(9, i)
+        total = 0.0
+        for k in (0, 1):
+            seats = [agent, opp] if k == 0 else [opp, agent]
+            r = play_game(RULES, seats, gs).result
+            total += (1 / len(r.winners)) if k in r.winners else 0.0
+        pts.append(total / 2)
+    assert res.score == pytest.approx(sum(pts) / 6)
+    assert res.wins + res.draws + res.losses == 12
+    assert seat_rng(1, 0) is not None
+
+
+def test_the_shipped_policy_plays_valid_orders():
+    agent = make_agent("ppo:tactical-2p")
+    vs = views(50, seed=100)
+    for v, order in zip(vs, agent.order_hands(vs, [None] * 50), strict=True):
+        assert sorted(order) == sorted(v.hand)
+    assert agent.meta.extra["seed"] == 20240601
+
+
+def test_agents_import_without_torch():
+    code = ("import sys; from pyanitsa.agents import make_agent; make_agent('random'); "
+            "assert 'torch' not in sys.modules, 'torch imported'")
+    subprocess.run([sys.executable, "-c", code], check=True)
