@@ -175,11 +175,18 @@ def test_tactical_scores_matches_reference() -> None:
         assert out.rounds[g] == want.rounds and out.removed[g] == want.removed
 
 
-@pytest.mark.parametrize("deck", ["ranks=3,suits=4", "ranks=4,suits=2", "ranks=5,suits=1",
-                                  "ranks=3,suits=3"])
-@pytest.mark.parametrize("options", [{}, {"pickup_order": "natural",
-                                          "dispute_exhausted": "discard"},
-                                     {"preset": "war-52", "pickup_order": "loser_first"}])
+NATURAL_DISCARD = {"pickup_order": "natural", "dispute_exhausted": "discard"}
+
+
+@pytest.mark.parametrize(("deck", "options"), [
+    ("ranks=3,suits=4", NATURAL_DISCARD),
+    ("ranks=4,suits=2", {}),
+    ("ranks=4,suits=2", {"preset": "war-52", "pickup_order": "loser_first"}),
+    ("ranks=5,suits=1", {"pickup_to": "won_pile"}),
+    ("ranks=3,suits=3", NATURAL_DISCARD),
+    ("ranks=3,suits=3", {"preset": "classic-ru", "max_rounds": 40}),
+    ("ranks=2,suits=2,jokers=1", {"weakest_beats_ace": True}),
+])
 def test_enumerate_matches_reference(deck: str, options: dict) -> None:
     from pyanitsa.batch.enumerate import enumerate_batch
     rules = Rules.from_options(options, deck=deck)
