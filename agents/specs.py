@@ -199,6 +199,9 @@ def _load_builtins() -> None:
 
 
 BUILTIN_MODULES: tuple[str, ...] = (
+    "pyanitsa.agents.scripted",
+    "pyanitsa.agents.pickup",
+    "pyanitsa.agents.human",
     "pyanitsa.agents.search",
     "pyanitsa.agents.equilibrium",
     "pyanitsa.agents.policy",  # the ppo: scheme (torch loads only with a policy)
