@@ -8,7 +8,8 @@ The workload is a duplicate round robin of the eight scripted agents in two-play
 rules (every deal in both seat rotations), timed from ``run_tournament`` to its return: workers
 starting, agents built, games played and scored, each finished chunk written to the database.
 Reports are not included. Each worker count runs ``--repeats`` times into fresh folders; the
-table gives the median.
+table gives the median wall time, and the CPU time of the parent and of the worker processes
+(which shows how much of the work parallelises when the machine is busy with other jobs).
 """
 
 from __future__ import annotations
@@ -17,12 +18,14 @@ import argparse
 import json
 import os
 import platform
+import resource
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 
@@ -36,21 +39,31 @@ AGENTS = ["random", "ascending", "descending", "strongest_first", "strongest_las
           "sacrifice", "tie_aware", "mixed"]
 
 
-def measure(workers: int, deals: int, repeats: int) -> dict[str, float]:
-    times = []
+def _cpu(who: int) -> float:
+    usage = resource.getrusage(who)
+    return usage.ru_utime + usage.ru_stime
+
+
+def measure(workers: int, deals: int, repeats: int) -> dict[str, Any]:
+    times, parent, children = [], [], []
     games = 0
     for r in range(repeats):
         with tempfile.TemporaryDirectory(prefix="pyanitsa-bench-") as tmp:
             config = parse_config({"name": "bench", "agents": AGENTS, "rules": "tactical",
                                    "deals": deals, "seed": 100 + r, "workers": workers,
                                    "bootstrap": 0, "output": tmp})
+            cpu0 = _cpu(resource.RUSAGE_SELF), _cpu(resource.RUSAGE_CHILDREN)
             start = time.perf_counter()
             result = run_tournament(config)
             times.append(time.perf_counter() - start)
+            parent.append(_cpu(resource.RUSAGE_SELF) - cpu0[0])
+            children.append(_cpu(resource.RUSAGE_CHILDREN) - cpu0[1])
             games = result.played
     median = statistics.median(times)
     return {"workers": workers, "games": games, "median_seconds": median,
-            "games_per_s": games / median, "times": times}
+            "games_per_s": games / median, "times": times,
+            "parent_cpu_seconds": statistics.median(parent),
+            "worker_cpu_seconds": statistics.median(children)}
 
 
 def machine() -> dict[str, object]:
@@ -82,11 +95,12 @@ def main(argv: list[str] | None = None) -> int:
     print(f"machine: {info['cpus']} CPUs, load {info['load_average']:.2f}, "
           f"Python {info['python']}, commit {info['commit']}")
     print()
-    print("| workers | games | median time | games/s |")
-    print("|---:|---:|---:|---:|")
+    print("| workers | games | median time | games/s | parent CPU | workers' CPU |")
+    print("|---:|---:|---:|---:|---:|---:|")
     for r in runs:
         print(f"| {r['workers']} | {r['games']:,} | {r['median_seconds']:.2f} s | "
-              f"{r['games_per_s']:,.0f} |")
+              f"{r['games_per_s']:,.0f} | {r['parent_cpu_seconds']:.2f} s | "
+              f"{r['worker_cpu_seconds']:.2f} s |")
     print()
     print(f"speed-up on 2 workers: {speedup:.2f}x")
     return 0
