@@ -38,6 +38,11 @@ from pyanitsa.batch.encode import (
 )
 from pyanitsa.batch.rng import randbelow_s
 
+WATCH_FROM = 1024
+"""Rounds before the kernel starts looking for a repeated position. A cycle, once entered,
+repeats for ever, so looking late only delays noticing it (the general engine then finds μ and
+λ exactly), and games shorter than this pay nothing for detection."""
+
 
 @njit(cache=True, _nrt=False)
 def fast_ok(prm, players):
@@ -84,11 +89,6 @@ def play2(prm, init, ilen, dealer, rng, stk, snap, tab, buf, out, row, out_elim)
     s_nb = n_b
     s_ha = 0
     s_hb = 0
-    if detect:
-        for i in range(n_a):
-            snap[0, i] = stk[0, i]
-        for i in range(n_b):
-            snap[1, i] = stk[1, i]
     outcome = -1
     winner = -1
     nelim = 0
@@ -98,8 +98,17 @@ def play2(prm, init, ilen, dealer, rng, stk, snap, tab, buf, out, row, out_elim)
                 return 1
             outcome = CAPPED
             break
-        if detect and lam > 0:
-            if n_a == s_na and n_b == s_nb:
+        if detect and rounds >= WATCH_FROM:
+            if rounds == WATCH_FROM:
+                for i in range(n_a):
+                    snap[0, (h_a + i) & mask] = stk[0, (h_a + i) & mask]
+                for i in range(n_b):
+                    snap[1, (h_b + i) & mask] = stk[1, (h_b + i) & mask]
+                s_na = n_a
+                s_nb = n_b
+                s_ha = h_a
+                s_hb = h_b
+            elif n_a == s_na and n_b == s_nb:
                 same = True
                 for i in range(n_a):
                     if stk[0, (h_a + i) & mask] != snap[0, (s_ha + i) & mask]:
@@ -123,7 +132,7 @@ def play2(prm, init, ilen, dealer, rng, stk, snap, tab, buf, out, row, out_elim)
                 s_hb = h_b
                 power *= 2
                 lam = 0
-        lam += 1
+            lam += 1
         rounds += 1
         showdowns += 1
         a = stk[0, h_a]
