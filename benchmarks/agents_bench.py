@@ -16,10 +16,15 @@ Sections:
   decision is timed (``time.perf_counter`` around ``order_hand``; the numba kernels are
   compiled and warmed up first): median and 99th percentile of the wall-clock time, and of the
   process's CPU time (``time.process_time``), which a shared, loaded machine inflates less.
+* ``classic``: the candidate's pickup mode in ``classic-ru`` with ``pickup_order: agent``
+  against a few classic pickup agents, paired the same way (a classic game scores 1 / 1/2 / 0
+  for a win / a draw, cycle or cap / a loss); pickup decisions are timed.
 * ``solve``: ``solve_deal`` on seeded 6-card-per-player deals of tactical 36 (the payoff matrix
   plus the LP or double oracle), and one ``pyanitsa solve`` process end to end.
 * ``exploit``: exploitability of every scripted heuristic on the 4-rank, 2-suit deck
-  (``exploit_deals``: 32 calls per deal and seat give the agent's order distribution).
+  (``exploit_deals``: 256 calls per deal and seat give a heuristic's order distribution; 32 for
+  ``equilibrium`` and ``mc_search``). A best response to an *empirical* distribution also
+  exploits its sampling noise, so a randomised agent's figure is an upper estimate.
 """
 
 from __future__ import annotations
@@ -48,6 +53,7 @@ from pyanitsa.rules import Rules  # noqa: E402
 
 HEURISTICS = ("random", "ascending", "descending", "strongest_first", "strongest_last",
               "sacrifice", "tie_aware", "mixed")
+CLASSIC_OPPONENTS = ("pickup_table", "pickup_natural", "pickup_tie_aware")
 DEFAULT_SEED = 2026
 
 
@@ -68,7 +74,11 @@ class Timed:
         return out
 
     def order_pickup(self, view: Any, rng: np.random.Generator) -> Any:
-        return self.agent.order_pickup(view, rng)
+        start, cpu = time.perf_counter(), time.process_time()
+        out = self.agent.order_pickup(view, rng)
+        self.times.append(time.perf_counter() - start)
+        self.cpu.append(time.process_time() - cpu)
+        return out
 
 
 def game_points(result: Any, seat: int) -> float:
@@ -79,15 +89,17 @@ def game_points(result: Any, seat: int) -> float:
 # -- head to head ---------------------------------------------------------------------------------
 
 
-def play_pairs(job: tuple[str, str, str, int, int, int]) -> dict[str, Any]:
+def play_pairs(job: tuple[str, str, str, dict, int, int, int]) -> dict[str, Any]:
     """Deals ``first .. first + count - 1`` played twice (seats swapped); one worker's share."""
-    candidate, opponent, preset_name, seed, first, count = job
-    rules = preset(preset_name)
+    candidate, opponent, preset_name, options, seed, first, count = job
+    rules = preset(preset_name, **options)
     me = Timed(make_agent(candidate))
     other = make_agent(opponent)
-    warm = deal(rules, 2, Rng(derive_seed(seed, 10**9)))  # compile / load the kernels first
-    from pyanitsa.agents.protocol import hand_view
-    me.agent.order_hand(hand_view(rules, 0, warm.seats, 0), np.random.default_rng(0))
+    if rules.mode == "tactical":  # compile / load the kernels before timing anything
+        from pyanitsa.agents.protocol import hand_view
+
+        warm = deal(rules, 2, Rng(derive_seed(seed, 10**9)))
+        me.agent.order_hand(hand_view(rules, 0, warm.seats, 0), np.random.default_rng(0))
     pairs = []
     for i in range(first, first + count):
         game_seed = derive_seed(seed, i)
@@ -98,9 +110,9 @@ def play_pairs(job: tuple[str, str, str, int, int, int]) -> dict[str, Any]:
 
 
 def head_to_head(candidate: str, opponent: str, *, pairs: int, seed: int, workers: int,
-                 preset_name: str = "tactical") -> dict[str, Any]:
+                 preset_name: str = "tactical", options: dict | None = None) -> dict[str, Any]:
     chunk = math.ceil(pairs / max(1, workers))
-    jobs = [(candidate, opponent, preset_name, seed, lo, min(chunk, pairs - lo))
+    jobs = [(candidate, opponent, preset_name, options or {}, seed, lo, min(chunk, pairs - lo))
             for lo in range(0, pairs, chunk)]
     if workers > 1:
         with ProcessPoolExecutor(workers) as pool:
@@ -136,46 +148,52 @@ def solve_timing(deals: int, seed: int) -> dict[str, Any]:
     table = rank_table(rules)
     solve_deal(rules, [0, 1, 2], [3, 4, 5])  # warm up the kernels and scipy
     times = []
+    cpu = []
     sizes = []
     for i in range(deals):
         rng = np.random.default_rng(derive_seed(seed, i))
         cards = rng.permutation(36)[:12]
         ranks = [table.rank_of[c] for c in cards]
         _solve_cached.cache_clear()
-        start = time.perf_counter()
+        start, c0 = time.perf_counter(), time.process_time()
         sol = solve_deal(rules, ranks[:6], ranks[6:])
         times.append(time.perf_counter() - start)
+        cpu.append(time.process_time() - c0)
         sizes.append(len(sol.orders[0]) * len(sol.orders[1]))
     # the worst case: six distinct ranks each (720 x 720), identical hands of a 2-suit deck
     worst = Rules.from_options({}, mode="tactical", deck="ranks=6,suits=2")
     _solve_cached.cache_clear()
-    start = time.perf_counter()
+    start, c0 = time.perf_counter(), time.process_time()
     solve_deal(worst, list(range(6)), list(range(6)))
     worst_s = time.perf_counter() - start
+    worst_cpu = time.process_time() - c0
     cli = [sys.executable, "-m", "pyanitsa", "solve", "--deck", "36", "--hand",
            "As,Kd,Qh,Jc,Ts,9d", "--hand", "Ah,Ks,Qd,Jh,Tc,9s", "--json"]
     start = time.perf_counter()
     proc = subprocess.run(cli, capture_output=True, text=True, check=True)
     wall = time.perf_counter() - start
-    reported = json.loads(proc.stdout)["seconds"]
+    reported = json.loads(proc.stdout)
     times.sort()
     return {"deals": deals, "median_s": statistics.median(times), "max_s": times[-1],
+            "cpu_median_s": statistics.median(cpu), "cpu_max_s": max(cpu),
             "mean_cells": statistics.fmean(sizes), "max_cells": max(sizes),
-            "worst_720x720_s": worst_s, "cli_wall_s": wall, "cli_reported_s": reported,
+            "worst_720x720_s": worst_s, "worst_720x720_cpu_s": worst_cpu, "cli_wall_s": wall,
+            "cli_reported_s": reported["seconds"], "cli_load_s": reported["load_seconds"],
             "cli": " ".join(cli[2:])}
 
 
 # -- exploitability ----------------------------------------------------------------------------------
 
 
-def exploit_table(agents: Sequence[str], deals: int, seed: int, samples: int) -> list[dict]:
+def exploit_table(agents: Sequence[tuple[str, int]], deals: int, seed: int) -> list[dict]:
+    """``(spec, samples)`` per agent: samples = calls per deal and seat."""
     from pyanitsa.agents.equilibrium import exploit_deals
 
     rules = Rules.from_options({}, mode="tactical", deck="ranks=4,suits=2")
     rows = []
-    for spec in agents:
+    for spec, samples in agents:
         rep = exploit_deals(rules, make_agent(spec), deals=deals, seed=seed, samples=samples)
-        rows.append({"agent": spec, "seat0_mean": rep["seats"][0]["mean"],
+        rows.append({"agent": spec, "samples": samples, "seat0_mean": rep["seats"][0]["mean"],
                      "seat1_mean": rep["seats"][1]["mean"], "mean": rep["mean"],
                      "worst": rep["worst"],
                      "orders_seen": (rep["seats"][0]["mean_distinct"]
@@ -195,18 +213,25 @@ def machine() -> str:
 
 def main(argv: Sequence[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--only", action="append", choices=("h2h", "solve", "exploit"))
+    ap.add_argument("--only", action="append", choices=("h2h", "classic", "solve", "exploit"))
     ap.add_argument("--candidate", default="mc_search")
     ap.add_argument("--opponents", default=",".join(HEURISTICS))
     ap.add_argument("--pairs", type=int, default=2000, help="deal pairs per opponent")
     ap.add_argument("--workers", type=int, default=1)
+    ap.add_argument("--classic-pairs", type=int, default=100,
+                    help="deal pairs per pickup opponent in classic-ru")
     ap.add_argument("--seed", type=int, default=DEFAULT_SEED)
     ap.add_argument("--solve-deals", type=int, default=50)
     ap.add_argument("--exploit-deals", type=int, default=500)
-    ap.add_argument("--exploit-samples", type=int, default=32)
+    ap.add_argument("--exploit-samples", type=int, default=256,
+                    help="calls per deal and seat for the heuristics' order distributions")
+    ap.add_argument("--extra", action="append", default=["equilibrium", "mc_search"],
+                    help="more agents for the exploitability table")
+    ap.add_argument("--extra-samples", type=int, default=32,
+                    help="calls per deal and seat for the --extra agents")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args(argv)
-    only = set(args.only or ("h2h", "solve", "exploit"))
+    only = set(args.only or ("h2h", "classic", "solve", "exploit"))
     log = sys.stderr if args.json else sys.stdout  # progress lines; --json prints one object
     out: dict[str, Any] = {"machine": machine(), "seed": args.seed}
     if "h2h" in only:
@@ -225,15 +250,32 @@ def main(argv: Sequence[str] | None = None) -> int:
                   f"{row['cpu_p99_ms']:.1f} ms  ({row['seconds']:.0f} s)", file=log,
                   flush=True)
         out["h2h"] = {"candidate": args.candidate, "rows": rows}
+    if "classic" in only:
+        rows = []
+        for opp in CLASSIC_OPPONENTS:
+            start = time.perf_counter()
+            row = head_to_head(args.candidate, opp, pairs=args.classic_pairs, seed=args.seed,
+                               workers=args.workers, preset_name="classic-ru",
+                               options={"pickup_order": "agent"})
+            row["seconds"] = time.perf_counter() - start
+            rows.append(row)
+            print(f"classic {args.candidate} vs {opp:<20} pairs {row['pairs']:>4}  score "
+                  f"{row['score']:.3f} [{row['ci'][0]:.3f}, {row['ci'][1]:.3f}]  pickup "
+                  f"median {row['median_ms']:.1f} ms p99 {row['p99_ms']:.1f} ms; CPU median "
+                  f"{row['cpu_median_ms']:.1f} ms  ({row['seconds']:.0f} s)", file=log,
+                  flush=True)
+        out["classic"] = {"candidate": args.candidate, "rules": "classic-ru, pickup_order: agent",
+                          "rows": rows}
     if "solve" in only:
         out["solve"] = solve_timing(args.solve_deals, args.seed)
         print("solve", json.dumps(out["solve"]), file=log, flush=True)
     if "exploit" in only:
-        rows = exploit_table(list(HEURISTICS), args.exploit_deals, args.seed,
-                             args.exploit_samples)
+        agents = [(h, args.exploit_samples) for h in HEURISTICS]
+        agents += [(spec, args.extra_samples) for spec in args.extra if spec]
+        rows = exploit_table(agents, args.exploit_deals, args.seed)
         out["exploit"] = rows
         for r in rows:
-            print(f"exploit {r['agent']:<16} seat0 {r['seat0_mean']:.3f} seat1 "
+            print(f"exploit {r['agent']:<16} ({r['samples']}) seat0 {r['seat0_mean']:.3f} seat1 "
                   f"{r['seat1_mean']:.3f} mean {r['mean']:.3f} worst {r['worst']:.3f} "
                   f"orders {r['orders_seen']:.2f}", file=log, flush=True)
     if args.json:
