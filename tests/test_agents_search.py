@@ -280,3 +280,28 @@ def test_pickup_world_samples_are_consistent() -> None:
         assert stacks[me][len(stacks[me]) - len(view.known_tail):] == list(view.known_tail)
         cands = chooser.candidates(rng, 2)
         assert all(sorted(c) == sorted(view.cards) for c in cands)
+
+
+@pytest.mark.parametrize("how", PickupRollouts.FIXED)
+def test_pickup_candidates_reproduce_the_engine_orders(how: str) -> None:
+    """The fixed candidate orders, built from the view alone, are the engine's own orders."""
+    from pyanitsa.agents.protocol import pickup_view
+    from pyanitsa.classic import ClassicGame
+    from pyanitsa.dealing import deal
+    from pyanitsa.rng import Rng
+
+    for players, options in ((2, {"dispute": "down_up", "stakes": 2}), (3, {}),
+                             (4, {"dispute": "down_up"})):
+        base = preset("classic-ru", deck="ranks=5,suits=4", **options)
+        dealt = deal(base, players, Rng(players))
+        mine = ClassicGame(base.replace(pickup_order="agent"), dealt.seats, dealer=dealt.dealer,
+                           pickup=lambda r: PickupRollouts(pickup_view(r), 1).fixed_order(how))
+        ref = ClassicGame(base.replace(pickup_order=how), dealt.seats, dealer=dealt.dealer,
+                          log=True)
+        for _ in range(150):
+            if not (mine.play_round() and ref.play_round()):
+                break
+        expected = [tuple(e.pickup) for e in ref.events or [] if e.pickup]
+        assert [tuple(d) for d in mine.decisions][:len(expected)] == expected[:len(
+            mine.decisions)]
+        assert len(expected) > 5
