@@ -20,7 +20,6 @@ import argparse
 import json
 import os
 import platform
-import resource
 import shutil
 import statistics
 import subprocess
@@ -240,14 +239,20 @@ def time_enumerate(quick: bool, workers: int | None) -> EnumerateResult:
     n = workers or os.cpu_count() or 1
     cmd = [sys.executable, "-m", "pyanitsa", "enumerate", "--deck", deck, *ENUM_ARGS,
            "--workers", str(n), "--json", "--no-progress"]
-    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
     start = time.perf_counter()
-    proc = subprocess.run(cmd, capture_output=True, text=True, check=True)
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    # wait4 gives this child's own peak RSS (RUSAGE_CHILDREN would be the largest child so far)
+    stdout_fd = proc.stdout
+    assert stdout_fd is not None
+    stdout = stdout_fd.read()
+    _, status, usage = os.wait4(proc.pid, 0)
     seconds = time.perf_counter() - start
-    peak_kb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-    if peak_kb <= before:  # an earlier child was bigger; ru_maxrss is the max over children
-        peak_kb = before
-    out = json.loads(proc.stdout.strip().splitlines()[-1])
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    if proc.returncode != 0:
+        assert proc.stderr is not None
+        raise RuntimeError(f"{' '.join(cmd)} failed: {proc.stderr.read()[-500:]}")
+    peak_kb = usage.ru_maxrss
+    out = json.loads(stdout.strip().splitlines()[-1])
     peak_mb = peak_kb / 1024
     return EnumerateResult(ENUMERATE, deck, ["pyanitsa", *cmd[3:]], seconds, peak_mb,
                            out["deals"], out["deals"] / seconds, n,
