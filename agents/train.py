@@ -596,10 +596,5 @@ def _has_tensorboard() -> bool:
     return importlib.util.find_spec("tensorboard") is not None
 
 
-def fmt_duel(r: Any) -> str:
-    return (f"{r.opponent:<28} {r.score:.3f} [{r.low:.3f}, {r.high:.3f}]  margin "
-            f"{r.margin:+.2f}  {r.verdict}")
-
-
 __all__ = ["OpponentPool", "TrainConfig", "TrainConfigError", "config_help", "load_config",
            "train"]
