@@ -51,7 +51,8 @@ class Ascending(BaseAgent):
     """Weakest card first, strongest last (rank order; equal ranks in card order).
 
     Saves the strong cards for the end, where opponents who lead strong have run out of them.
-    A tie is followed by an equal or stronger card, which is why it edges out ``random``.
+    A tie is followed by an equal or stronger card, which is why it edges out ``random`` with
+    two players (not with four).
     """
 
     def order_hand(self, view: HandView, rng: np.random.Generator) -> list[Card]:
@@ -62,9 +63,9 @@ class Ascending(BaseAgent):
 class Descending(BaseAgent):
     """Strongest card first, weakest last (rank order; equal ranks in card order).
 
-    The instinctive order: win early while the others may still hold weak cards. But a tie
-    is followed by an equal or weaker card, so it does slightly worse than ``random``, and
-    ``sacrifice`` beats it almost every time.
+    The instinctive order: win early while the others may still hold weak cards. With two
+    players a tie is followed by an equal or weaker card, so it does slightly worse than
+    ``random``, and ``sacrifice`` beats it almost every time; with four it beats ``random``.
     """
 
     def order_hand(self, view: HandView, rng: np.random.Generator) -> list[Card]:
