@@ -172,3 +172,27 @@ def test_help_lists_the_subcommands() -> None:
     out = run("--help")
     for name in ("play", "replay", "enumerate", "demo"):
         assert name in out.stdout
+
+
+def test_simulate_with_agents_plays_the_referees_games(capsys: pytest.CaptureFixture[str]
+                                                       ) -> None:
+    from pyanitsa.agents import make_agent, play_game
+    from pyanitsa.rng import derive_seed
+    from pyanitsa.rules import preset
+
+    code = main(["simulate", "--preset", "tactical", "--agents", "tie_aware,descending",
+                 "--games", "40", "--seed", "5", "--json"])
+    assert code == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["games"] == 40 and out["players"] == 2
+    agents = [make_agent("tie_aware"), make_agent("descending")]
+    results = [play_game(preset("tactical"), agents, derive_seed(5, i)).result
+               for i in range(40)]
+    assert out["wins"] == [sum(r.winners == (s,) for r in results) for s in (0, 1)]
+    assert out["mean_rounds"] == sum(r.rounds for r in results) / 40
+
+
+def test_simulate_agent_pickups_need_agents() -> None:
+    out = run("simulate", "--preset", "classic-ru", "--set", "pickup_order=agent")
+    assert out.returncode == 2
+    assert "--agents" in out.stderr

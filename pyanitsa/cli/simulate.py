@@ -7,6 +7,10 @@ import json
 
 from pyanitsa.cli import CliError
 from pyanitsa.cli.rules_args import add_rules_arguments, rules_from_args
+from pyanitsa.hooks import hook, split_specs
+from pyanitsa.results import ClassicResult, Termination
+from pyanitsa.rng import derive_seed
+from pyanitsa.rules import Rules
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -21,6 +25,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--seed", type=int, default=0, help="the run's seed (default 0)")
     p.add_argument("--workers", type=int, default=None, metavar="N",
                    help="threads (default: every core); results never depend on it")
+    p.add_argument("--agents", metavar="SPEC,...",
+                   help="an agent per seat (tactical: they order the hands; classic: they "
+                        "pick up with pickup_order=agent); games then run one by one on the "
+                        "reference engine through the agents' referee")
     p.add_argument("--plot", metavar="FILE.png", help="write a histogram of game lengths")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(run=run)
@@ -30,10 +38,20 @@ def run(args: argparse.Namespace) -> int:
     rules = rules_from_args(args)
     if args.games < 1:
         raise CliError(f"--games {args.games}: must be positive")
+    specs = split_specs(args.agents) if args.agents else None
+    if specs is not None:
+        if args.players != len(specs) and args.players != 2:
+            raise CliError(f"--agents: {len(specs)} agents for {args.players} seats")
+        args.players = len(specs)
     rules.check_players(args.players)
-    from pyanitsa.batch import simulate
+    if specs is None:
+        if rules.pickup_order == "agent":
+            raise CliError("pickup_order: agent needs --agents (one per seat)")
+        from pyanitsa.batch import simulate
 
-    sim = simulate(rules, args.players, args.games, args.seed, workers=args.workers)
+        sim = simulate(rules, args.players, args.games, args.seed, workers=args.workers)
+    else:
+        sim = simulate_agents(rules, specs, args.games, args.seed)
     summary = sim.summary()
     if args.plot:
         plot_lengths(sim, args.plot)
@@ -60,6 +78,44 @@ def run(args: argparse.Namespace) -> int:
     if args.plot:
         print(f"histogram: {args.plot}")
     return 0
+
+
+def simulate_agents(rules: Rules, specs: list[str], games: int, seed: int):
+    """Game ``i`` dealt from ``derive_seed(seed, i)`` and played by the named agents."""
+    import time
+
+    import numpy as np
+    from tqdm import tqdm
+
+    from pyanitsa.batch.api import CAPPED, CYCLE, DRAW, WIN, Simulation
+
+    agents = [hook("make_agent")(s) for s in specs]
+    play = hook("play_agents")
+    players = len(agents)
+    rounds = np.zeros(games, np.int64)
+    showdowns = np.zeros(games, np.int64)
+    outcome = np.zeros(games, np.int64)
+    winner = np.full(games, -1, np.int64)
+    scores = np.zeros((games, players), np.int64) if rules.mode == "tactical" else None
+    winners = np.zeros((games, players), bool) if rules.mode == "tactical" else None
+    codes = {Termination.WIN: WIN, Termination.DRAW: DRAW, Termination.CYCLE: CYCLE,
+             Termination.CAPPED: CAPPED}
+    start = time.perf_counter()
+    for i in tqdm(range(games), unit="game", leave=False, dynamic_ncols=True):
+        result = play(rules, agents, derive_seed(seed, i)).result
+        rounds[i], showdowns[i] = result.rounds, result.showdowns
+        if isinstance(result, ClassicResult):
+            outcome[i] = codes[result.outcome]
+            winner[i] = -1 if result.winner is None else result.winner
+        else:
+            assert scores is not None and winners is not None
+            scores[i] = result.scores
+            winners[i, list(result.winners)] = True
+            outcome[i] = 0 if len(result.winners) == 1 else 1
+            winner[i] = result.winners[0] if len(result.winners) == 1 else -1
+    return Simulation(rules, players, seed, rounds, showdowns, outcome, winner, scores=scores,
+                      winners=winners, seconds=time.perf_counter() - start,
+                      extra={"agents": specs})
 
 
 def plot_lengths(sim, path: str) -> None:
