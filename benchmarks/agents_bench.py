@@ -16,6 +16,8 @@ Sections:
   decision is timed (``time.perf_counter`` around ``order_hand``; the numba kernels are
   compiled and warmed up first): median and 99th percentile of the wall-clock time, and of the
   process's CPU time (``time.process_time``), which a shared, loaded machine inflates less.
+* ``timing``: the candidate alone ordering both hands of 250 deals in one process (the
+  head-to-head runs share the machine with their own workers and opponents).
 * ``classic``: the candidate's pickup mode in ``classic-ru`` with ``pickup_order: agent``
   against a few classic pickup agents, paired the same way (a classic game scores 1 / 1/2 / 0
   for a win / a draw, cycle or cap / a loss); pickup decisions are timed.
@@ -137,6 +139,36 @@ def head_to_head(candidate: str, opponent: str, *, pairs: int, seed: int, worker
     }
 
 
+# -- decision time alone ---------------------------------------------------------------------------
+
+
+def decision_timing(candidate: str, deals: int, seed: int) -> dict[str, Any]:
+    """The candidate ordering both hands of ``deals`` two-player tactical 36 deals, one process,
+    nothing else of ours running: wall-clock and CPU time per decision."""
+    from pyanitsa.agents.protocol import hand_view
+
+    rules = preset("tactical")
+    agent = make_agent(candidate)
+    warm = deal(rules, 2, Rng(derive_seed(seed, 10**9)))
+    agent.order_hand(hand_view(rules, 0, warm.seats, 0), np.random.default_rng(0))
+    wall, cpu = [], []
+    for i in range(deals):
+        dealt = deal(rules, 2, Rng(derive_seed(seed, i)))
+        for seat in (0, 1):
+            view = hand_view(rules, seat, dealt.seats, 0)
+            start, c0 = time.perf_counter(), time.process_time()
+            agent.order_hand(view, np.random.default_rng(derive_seed(seed, i, seat)))
+            wall.append(time.perf_counter() - start)
+            cpu.append(time.process_time() - c0)
+    wall.sort()
+    cpu.sort()
+    p99 = min(len(wall) - 1, int(0.99 * len(wall)))
+    return {"candidate": candidate, "decisions": len(wall),
+            "median_ms": 1000 * statistics.median(wall), "p99_ms": 1000 * wall[p99],
+            "max_ms": 1000 * wall[-1], "cpu_median_ms": 1000 * statistics.median(cpu),
+            "cpu_p99_ms": 1000 * cpu[p99], "load": os.getloadavg()[0]}
+
+
 # -- solve -----------------------------------------------------------------------------------------
 
 
@@ -213,11 +245,13 @@ def machine() -> str:
 
 def main(argv: Sequence[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--only", action="append", choices=("h2h", "classic", "solve", "exploit"))
+    ap.add_argument("--only", action="append", choices=("h2h", "timing", "classic", "solve", "exploit"))
     ap.add_argument("--candidate", default="mc_search")
     ap.add_argument("--opponents", default=",".join(HEURISTICS))
     ap.add_argument("--pairs", type=int, default=2000, help="deal pairs per opponent")
     ap.add_argument("--workers", type=int, default=1)
+    ap.add_argument("--timing-deals", type=int, default=250,
+                    help="deals (two decisions each) for the timing section")
     ap.add_argument("--classic-pairs", type=int, default=100,
                     help="deal pairs per pickup opponent in classic-ru")
     ap.add_argument("--seed", type=int, default=DEFAULT_SEED)
@@ -231,7 +265,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                     help="calls per deal and seat for the --extra agents")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args(argv)
-    only = set(args.only or ("h2h", "classic", "solve", "exploit"))
+    only = set(args.only or ("h2h", "timing", "classic", "solve", "exploit"))
     log = sys.stderr if args.json else sys.stdout  # progress lines; --json prints one object
     out: dict[str, Any] = {"machine": machine(), "seed": args.seed}
     if "h2h" in only:
@@ -250,6 +284,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                   f"{row['cpu_p99_ms']:.1f} ms  ({row['seconds']:.0f} s)", file=log,
                   flush=True)
         out["h2h"] = {"candidate": args.candidate, "rows": rows}
+    if "timing" in only:
+        out["timing"] = decision_timing(args.candidate, args.timing_deals, args.seed)
+        print("timing", json.dumps(out["timing"]), file=log, flush=True)
     if "classic" in only:
         rows = []
         for opp in CLASSIC_OPPONENTS:
