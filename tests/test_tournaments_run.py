@@ -133,6 +133,28 @@ def test_resume_extends_and_refuses_other_tournaments(tmp_path):
         run_tournament(bad)
 
 
+def _children(pid: int) -> list[int]:
+    """Direct children of ``pid`` (Linux /proc)."""
+    out = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                stat = (entry / "stat").read_text()
+            except OSError:
+                continue
+            if int(stat.rsplit(")", 1)[1].split()[1]) == pid:
+                out.append(int(entry.name))
+    return out
+
+
+def _alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
+
+
 def test_kill_minus_nine_then_resume_equals_an_uninterrupted_run(tmp_path):
     agents = [A("Sleepy(delay=0.004)", "s"), A("Random"), A("Weak"), A("Strong")]
     fields = {"name": "k", "agents": agents, "rules": {"preset": "tactical"}, "deals": 20,
@@ -156,8 +178,15 @@ def test_kill_minus_nine_then_resume_equals_an_uninterrupted_run(tmp_path):
         if done >= 60:
             break
         time.sleep(0.02)
+    workers = _children(proc.pid)
+    assert workers, "the tournament started no worker processes"
     os.kill(proc.pid, signal.SIGKILL)
     proc.wait(10)
+    # Orphaned workers must notice and exit, not wait forever on their pipes.
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and any(_alive(w) for w in workers):
+        time.sleep(0.1)
+    assert not any(_alive(w) for w in workers), "worker processes outlived their parent"
     with sqlite3.connect(db) as conn:
         partial = conn.execute("SELECT COUNT(*) FROM games").fetchone()[0]
     assert 60 <= partial < total, f"kill landed at {partial} games: {proc.stderr.read()}"

@@ -11,8 +11,11 @@ from __future__ import annotations
 
 import contextlib
 import multiprocessing
+import os
 import signal
 import sys
+import threading
+import time
 import traceback
 from collections.abc import Sequence
 from multiprocessing.connection import Connection, wait
@@ -26,8 +29,21 @@ Message = tuple[Any, ...]
 ``("died", wid, exitcode, snapshot | None)``."""
 
 
-def _worker_main(config_json: str, conn: Connection, values: Any) -> None:
+def _exit_with_parent(parent: int) -> None:
+    """End this worker once its parent is gone (say, killed with SIGKILL).
+
+    A forked worker also holds the parent's end of its siblings' pipes, so the parent's death
+    does not always reach a worker as end-of-file; polling the parent pid always works.
+    """
+    while True:
+        time.sleep(0.5)
+        if os.getppid() != parent:
+            os._exit(0)
+
+
+def _worker_main(config_json: str, conn: Connection, values: Any, parent: int) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
+    threading.Thread(target=_exit_with_parent, args=(parent,), daemon=True).start()
     status = DecisionStatus(values)
     try:
         context = WorkerContext(config_json, status)
@@ -58,7 +74,8 @@ class _Worker:
         self.conn, child = ctx.Pipe()
         self.values = ctx.Array("d", [-1.0, -1.0, -1.0, 0.0], lock=False)
         self.status = DecisionStatus(self.values)
-        self.process = ctx.Process(target=_worker_main, args=(config_json, child, self.values),
+        self.process = ctx.Process(target=_worker_main,
+                                   args=(config_json, child, self.values, os.getpid()),
                                    daemon=True, name="pyanitsa-tournament-worker")
         self.process.start()
         child.close()
