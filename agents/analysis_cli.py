@@ -131,7 +131,7 @@ def run_solve(args: argparse.Namespace) -> int:
     what = "score difference" if args.objective == "margin" else "sign of the score difference"
     flip = ", misère: negated" if rules.misere else ""
     print(f"value: seat 0 {sol.expected_scores[0]:.6g}, seat 1 {sol.expected_scores[1]:.6g} "
-          f"(expected scores); game value {sol.value:+.6g} for seat 0 ({what}{flip})")
+          f"(expected scores); game value {sol.value + 0.0:+.6g} for seat 0 ({what}{flip})")
     print(f"{out['orders'][0]:,} x {out['orders'][1]:,} distinct rank orders; "
           f"{sol.method}; solved in {seconds:.3f} s (+{load:.3f} s loading the compiled "
           "kernels and the LP solver)")
