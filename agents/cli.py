@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import argparse
+import inspect
 
-from pyanitsa.agents.specs import builtin_agents
+from pyanitsa.agents.specs import SCHEMES, builtin_agents
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -21,4 +22,12 @@ def run(args: argparse.Namespace) -> int:
         head = f"{info.name}({params})" if params else info.name
         print(f"{head}  [{'/'.join(info.decisions)}]")
         print(f"    {info.idea}")
+    for scheme, loader in sorted(SCHEMES.items()):
+        params = [(p.name, p.default) for p in inspect.signature(loader).parameters.values()
+                  if p.default is not inspect.Parameter.empty]
+        extra = "(" + ", ".join(f"{k}={v!r}" for k, v in params) + ")" if params else ""
+        doc = " ".join((inspect.getdoc(loader) or "").split("\n\n")[0].split())
+        print(f"{scheme}:ARG{extra}  [hand]")
+        print(f"    {doc}")
+    print("user agents: package.module:Class or package.module:Class(key=value, ...)")
     return 0

@@ -343,6 +343,8 @@ def load_agent(arg: str, *, trust: bool = False, deterministic: bool = True) -> 
 
 
 def _ppo_scheme(arg: str, trust: bool = False, deterministic: bool = True) -> PolicyAgent:
+    """A trained policy: ``ppo:RUN_DIR``, ``ppo:PATH.pt``, a shipped name such as
+    ``ppo:tactical-2p``, or ``ppo:PATH.zip(trust=True)`` for a full stable-baselines3 save."""
     if not isinstance(trust, bool) or not isinstance(deterministic, bool):
         raise ValueError("trust and deterministic are True or False")
     return load_agent(arg, trust=trust, deterministic=deterministic)
