@@ -91,9 +91,6 @@ class _SeededAEC(AECEnv):
             self.terminations[a] = True
             self.infos[a].update(info)
 
-    def close(self) -> None:
-        pass
-
 
 class TacticalAECEnv(_SeededAEC):
     """Тактический пьяница for PettingZoo: every seat orders its hand, one rank per step.

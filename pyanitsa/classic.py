@@ -141,8 +141,8 @@ class ClassicGame:
 
     def play(self) -> ClassicResult:
         """Play rounds until the game ends and return the result."""
-        while self.play_round():
-            pass
+        while self.result is None:
+            self.play_round()
         assert self.result is not None
         return self.result
 

@@ -60,8 +60,8 @@ class TacticalGame:
         return new
 
     def play(self) -> TacticalResult:
-        while self.play_round():
-            pass
+        while self.result is None:
+            self.play_round()
         assert self.result is not None
         return self.result
 

@@ -139,12 +139,10 @@ class LocalBackend:
     def _drain(self, wid: int) -> list[Message]:
         conn = self._get(wid).conn
         out = []
-        try:
+        with contextlib.suppress(EOFError, OSError):
             while conn.poll():
                 kind, chunk, payload = conn.recv()
                 out.append((kind, wid, chunk, payload))
-        except (EOFError, OSError):
-            pass
         return out
 
     def snapshot(self, wid: int) -> Snapshot:
