@@ -46,12 +46,13 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from pyanitsa.agents.protocol import Agent, BaseAgent, HandView
 from pyanitsa.agents.specs import make_agent
 from pyanitsa.cards import Card
+from pyanitsa.config import ConfigError, first_error, read_mapping
 from pyanitsa.errors import PyanitsaError
 
 # -- the config ---------------------------------------------------------------------------------
 
 
-class TrainConfigError(PyanitsaError):
+class TrainConfigError(ConfigError):
     """A training config that does not validate; the message names the field."""
 
 
@@ -224,67 +225,15 @@ def parse_config(data: dict[str, Any], source: str = "config") -> TrainConfig:
     try:
         cfg = TrainConfig.model_validate(data)
     except ValidationError as exc:
-        raise TrainConfigError(f"{source}: {_first_error(exc)}") from None
+        raise TrainConfigError(f"{source}: {first_error(exc)}") from None
     check_config(cfg)
     return cfg
 
 
 def load_config(path: str | os.PathLike[str], overrides: Sequence[str] = ()) -> TrainConfig:
     """Read a YAML config and apply ``KEY=VALUE`` overrides (dotted paths, YAML values)."""
-    p = Path(path)
-    data = yaml.safe_load(p.read_text(encoding="utf-8")) or {}
-    if not isinstance(data, dict):
-        raise TrainConfigError(f"{p}: must be a YAML mapping of fields")
-    data.setdefault("name", p.stem)
-    for item in overrides:
-        apply_override(data, item)
-    return parse_config(data, source=str(p))
-
-
-def apply_override(data: dict[str, Any], item: str) -> None:
-    """Set ``a.b.2.c=VALUE`` in nested mappings and lists; VALUE is read as YAML."""
-    key, sep, text = item.partition("=")
-    if not sep or not key.strip():
-        raise TrainConfigError(f"--set {item!r}: use KEY=VALUE")
-    try:
-        value = yaml.safe_load(text) if text.strip() else ""
-    except yaml.YAMLError:
-        raise TrainConfigError(f"--set {item!r}: the value is not valid YAML") from None
-    parts = key.strip().split(".")
-    node: Any = data
-    for depth, part in enumerate(parts):
-        last = depth == len(parts) - 1
-        where = ".".join(parts[:depth + 1])
-        if isinstance(node, list):
-            if not part.isdigit() or int(part) > len(node):
-                raise TrainConfigError(f"--set {key}: {where} is not an index 0..{len(node)}")
-            i = int(part)
-            if i == len(node):
-                node.append(value if last else {})
-            elif last:
-                node[i] = value
-            node = node[i]
-        elif isinstance(node, dict):
-            if last:
-                node[part] = value
-            else:
-                if node.get(part) is None:
-                    node[part] = {}
-                node = node[part]
-        else:
-            raise TrainConfigError(f"--set {key}: {'.'.join(parts[:depth])} is not a mapping "
-                                   "or a list")
-
-
-def _first_error(exc: ValidationError) -> str:
-    first = exc.errors(include_url=False)[0]
-    loc = ".".join(str(p) for p in first["loc"])
-    msg = first["msg"].removeprefix("Value error, ")
-    if first["type"] == "missing":
-        msg = "missing"
-    elif first["type"] == "extra_forbidden":
-        msg = "unknown field"
-    return " ".join((f"{loc}: {msg}" if loc else msg).split())
+    data = read_mapping(path, overrides, error=TrainConfigError)
+    return parse_config(data, source=str(path))
 
 
 def config_help() -> str:

@@ -10,7 +10,6 @@ import math
 from pathlib import Path
 from typing import Any, Literal
 
-import yaml
 from pydantic import (
     BaseModel,
     ConfigDict,
@@ -20,6 +19,8 @@ from pydantic import (
     model_validator,
 )
 
+from pyanitsa.config import ConfigError, first_error, read_mapping
+from pyanitsa.config import apply_override as _apply_override
 from pyanitsa.errors import InvalidRulesError, PyanitsaError
 from pyanitsa.rng import MASK64
 from pyanitsa.rules import MAX_PLAYERS, MIN_PLAYERS, Rules
@@ -37,7 +38,7 @@ class TournamentError(PyanitsaError):
     """A tournament that cannot run: bad configuration, unusable database, failing workers."""
 
 
-class TournamentConfigError(TournamentError):
+class TournamentConfigError(TournamentError, ConfigError):
     """A tournament configuration that does not validate; the message names the field."""
 
 
@@ -226,79 +227,17 @@ def parse_config(data: Any, *, source: str = "tournament") -> TournamentConfig:
     try:
         return TournamentConfig.model_validate(data)
     except ValidationError as exc:
-        raise TournamentConfigError(f"{source}: {_first_error(exc)}") from None
+        raise TournamentConfigError(f"{source}: {first_error(exc)}") from None
 
 
 def load_config(path: str | Path, overrides: list[str] | None = None) -> TournamentConfig:
     """Read a YAML config and apply ``KEY=VALUE`` overrides (dotted paths, YAML values)."""
-    path = Path(path)
-    data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    if data is None:
-        data = {}
-    if not isinstance(data, dict):
-        raise TournamentConfigError(f"{path}: must be a YAML mapping of fields")
-    data.setdefault("name", path.stem)
-    for item in overrides or []:
-        apply_override(data, item)
+    data = read_mapping(path, overrides or [], error=TournamentConfigError)
     return parse_config(data, source=str(path))
 
 
 def apply_override(data: dict[str, Any], item: str) -> None:
-    """Set ``a.b.2.c=VALUE`` in nested mappings and lists; VALUE is read as YAML."""
-    key, sep, text = item.partition("=")
-    if not sep or not key.strip():
-        raise TournamentConfigError(f"--set {item!r}: use KEY=VALUE")
-    try:
-        value = yaml.safe_load(text) if text.strip() else ""
-    except yaml.YAMLError:
-        raise TournamentConfigError(f"--set {item!r}: the value is not valid YAML") from None
-    parts = key.strip().split(".")
-    node: Any = data
-    for depth, part in enumerate(parts):
-        last = depth == len(parts) - 1
-        where = ".".join(parts[:depth + 1])
-        if isinstance(node, list):
-            if not part.isdigit() or int(part) > len(node):
-                raise TournamentConfigError(f"--set {key}: {where} is not an index 0.."
-                                            f"{len(node)} of the list")
-            index = int(part)
-            if last:
-                if index == len(node):
-                    node.append(value)
-                else:
-                    node[index] = value
-            else:
-                if index == len(node):
-                    node.append({})
-                node = node[index]
-        elif isinstance(node, dict):
-            if last:
-                node[part] = value
-            else:
-                if node.get(part) is None:
-                    node[part] = {}
-                elif not isinstance(node[part], (dict, list)):
-                    raise TournamentConfigError(f"--set {key}: {where} is not a mapping or a "
-                                                "list")
-                node = node[part]
-        else:
-            raise TournamentConfigError(f"--set {key}: {'.'.join(parts[:depth])} is not a "
-                                        "mapping or a list")
+    """Set ``a.b.2.c=VALUE`` in a config mapping (see :func:`pyanitsa.config.apply_override`)."""
+    _apply_override(data, item, error=TournamentConfigError)
 
 
-def _first_error(exc: ValidationError) -> str:
-    errors = exc.errors(include_url=False)
-    first = errors[0]
-    loc = ".".join(str(p) for p in first["loc"])
-    msg = first["msg"]
-    for prefix in ("Value error, ", "Assertion failed, "):
-        if msg.startswith(prefix):
-            msg = msg[len(prefix):]
-    if first["type"] == "missing":
-        msg = "missing"
-    elif first["type"] == "extra_forbidden":
-        msg = "unknown field"
-    text = f"{loc}: {msg}" if loc else msg
-    more = len(errors) - 1
-    return " ".join(text.split()) + (f" (and {more} more error{'s' * (more > 1)})" if more
-                                     else "")

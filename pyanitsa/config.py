@@ -1,0 +1,92 @@
+"""Loading YAML configs: one mapping per file, ``--set a.b.2.c=VALUE`` overrides, and pydantic
+validation errors told in one line that names the field.
+
+The tournament and training configs are pydantic models in their own layers; this module is
+the loading they share.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from pyanitsa.errors import PyanitsaError
+
+
+class ConfigError(PyanitsaError):
+    """A config file or override that cannot be read, or a field that fails validation."""
+
+
+def read_mapping(path: str | Path, overrides: Iterable[str] = (), *,
+                 error: type[ConfigError] = ConfigError) -> dict[str, Any]:
+    """A YAML file's mapping, with ``name`` defaulting to the file's stem, overrides applied."""
+    path = Path(path)
+    data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    if data is None:
+        data = {}
+    if not isinstance(data, dict):
+        raise error(f"{path}: must be a YAML mapping of fields")
+    data.setdefault("name", path.stem)
+    for item in overrides:
+        apply_override(data, item, error=error)
+    return data
+
+
+def apply_override(data: dict[str, Any], item: str, *,
+                   error: type[ConfigError] = ConfigError) -> None:
+    """Set ``a.b.2.c=VALUE`` in nested mappings and lists; VALUE is read as YAML.
+
+    An index equal to a list's length appends; a missing mapping on the way is created.
+    """
+    key, sep, text = item.partition("=")
+    if not sep or not key.strip():
+        raise error(f"--set {item!r}: use KEY=VALUE")
+    try:
+        value = yaml.safe_load(text) if text.strip() else ""
+    except yaml.YAMLError:
+        raise error(f"--set {item!r}: the value is not valid YAML") from None
+    parts = key.strip().split(".")
+    node: Any = data
+    for depth, part in enumerate(parts):
+        last = depth == len(parts) - 1
+        where = ".".join(parts[:depth + 1])
+        if isinstance(node, list):
+            if not part.isdigit() or int(part) > len(node):
+                raise error(f"--set {key}: {where} is not an index 0..{len(node)} of the list")
+            index = int(part)
+            if index == len(node):
+                node.append(value if last else {})
+            elif last:
+                node[index] = value
+            node = node[index]
+        elif isinstance(node, dict):
+            if last:
+                node[part] = value
+            else:
+                if node.get(part) is None:
+                    node[part] = {}
+                elif not isinstance(node[part], (dict, list)):
+                    raise error(f"--set {key}: {where} is not a mapping or a list")
+                node = node[part]
+        else:
+            raise error(f"--set {key}: {'.'.join(parts[:depth])} is not a mapping or a list")
+
+
+def first_error(exc: Any) -> str:
+    """A pydantic ``ValidationError`` as one line: ``field.path: what is wrong``."""
+    errors = exc.errors(include_url=False)
+    first = errors[0]
+    loc = ".".join(str(p) for p in first["loc"])
+    msg = first["msg"]
+    for prefix in ("Value error, ", "Assertion failed, "):
+        msg = msg.removeprefix(prefix)
+    if first["type"] == "missing":
+        msg = "missing"
+    elif first["type"] == "extra_forbidden":
+        msg = "unknown field"
+    text = " ".join((f"{loc}: {msg}" if loc else msg).split())
+    more = len(errors) - 1
+    return text + (f" (and {more} more error{'s' * (more > 1)})" if more else "")
