@@ -9,7 +9,8 @@ They give exactly :class:`pyanitsa.tactical.TacticalGame`'s scores, which
 
 Two players never meet a cycle (it takes three contenders), so their kernels use a table
 ``cmp[a, b]``: +1 if rank ``a`` beats rank ``b``, -1 if it loses, 0 for a tie. Three or more
-players go through :func:`top_set`, the showdown of RULES.md §1 on rank indices.
+players go through the batch core's :func:`pyanitsa.batch.tactical.play_hands` (the showdown
+of RULES.md §1; rank indices order cards exactly as the core's strengths do).
 
 What a game is worth to "me" (seat 0 of the kernel) is ``cw * win + cm * margin + cs * score``:
 ``win`` is my share of the win (1, 1/k when k seats share it, else 0), ``margin`` my score minus
@@ -26,6 +27,7 @@ from collections.abc import Sequence
 import numpy as np
 from numba import njit, prange
 
+from pyanitsa.batch.tactical import N_TRESULT, T_REMOVED, play_hands
 from pyanitsa.ranks import RankTable
 
 PMAX = 8
@@ -42,7 +44,7 @@ def cmp_table(table: RankTable) -> np.ndarray:
 
 
 def judge_params(table: RankTable, cycle_rule: str) -> tuple[int, int, int, int]:
-    """``(special, weakest, ace, weakest_wins)`` for :func:`top_set`."""
+    """``(special, weakest, ace, weakest_wins)`` for the batch core's showdown."""
     return (int(table.special), table.weakest, table.ace, int(cycle_rule == "weakest_wins"))
 
 
@@ -138,94 +140,6 @@ def evaluate2(cands, n, opp, m, weights, cmp, misere, cw, cm, cs):
 
 
 @njit(cache=True)
-def top_set(faces, n, idx, special, weakest, ace, weakest_wins):
-    """Indices of the unbeaten ranks among ``faces[:n]`` into ``idx``; how many, -1 if void."""
-    best = faces[0]
-    for j in range(1, n):
-        if faces[j] > best:
-            best = faces[j]
-    if special and best == ace:
-        has_weak = False
-        lower = False
-        for j in range(n):
-            f = faces[j]
-            if f == weakest:
-                has_weak = True
-            elif f != ace:
-                lower = True
-        if has_weak:
-            if lower and not weakest_wins:
-                return -1
-            t = 0
-            for j in range(n):
-                if faces[j] == weakest:
-                    idx[t] = j
-                    t += 1
-            return t
-    t = 0
-    for j in range(n):
-        if faces[j] == best:
-            idx[t] = j
-            t += 1
-    return t
-
-
-@njit(cache=True)
-def play_many_seats(hands, lens, players, special, weakest, ace, wwins, scores, nxt, played,
-                    cont, faces, idx, holders):
-    """Play one game of ``players`` seats, ``hands[s, :lens[s]]`` rank orders, into
-    ``scores[:players]``; returns the cards that left the game."""
-    for s in range(players):
-        nxt[s] = 0
-        scores[s] = 0
-    removed = 0
-    while True:
-        nh = 0
-        for s in range(players):
-            if nxt[s] < lens[s]:
-                holders[nh] = s
-                nh += 1
-        if nh <= 1:
-            for j in range(nh):
-                s = holders[j]
-                scores[s] += lens[s] - nxt[s]
-            return removed
-        for s in range(players):
-            played[s] = 0
-        pot = 0
-        nc = nh
-        for j in range(nh):
-            cont[j] = holders[j]
-        while True:
-            for j in range(nc):
-                s = cont[j]
-                faces[j] = hands[s, nxt[s]]
-                nxt[s] += 1
-                played[s] += 1
-            pot += nc
-            ntop = top_set(faces, nc, idx, special, weakest, ace, wwins)
-            if ntop < 0:  # a void cycle: every card goes to its owner's копилка
-                for s in range(players):
-                    scores[s] += played[s]
-                break
-            if ntop == 1:
-                scores[cont[idx[0]]] += pot
-                break
-            empty = False
-            for j in range(ntop):
-                cont[j] = cont[idx[j]]
-                if nxt[cont[j]] >= lens[cont[j]]:
-                    empty = True
-            nc = ntop
-            if empty:
-                share = pot // nc
-                for j in range(nc):
-                    scores[cont[j]] += share
-                removed += pot - share * nc
-                break
-
-
-@njit(cache=True)
 def _value_many(scores, players, misere, cw, cm, cs):
     mine = scores[0]
     other = scores[1]
@@ -257,7 +171,9 @@ def evaluate_many(cands, n, opp, lens, weights, special, weakest, ace, wwins, mi
     width = max(n, opp.shape[2])
     hands = np.zeros((players, width), np.int8)
     hl = np.zeros(players, np.int64)
-    scores = np.zeros(PMAX, np.int64)
+    scores = np.zeros((1, PMAX), np.int64)
+    wins = np.zeros((1, PMAX), np.bool_)
+    res = np.zeros((1, N_TRESULT), np.int64)
     nxt = np.zeros(PMAX, np.int64)
     played = np.zeros(PMAX, np.int64)
     cont = np.zeros(PMAX, np.int64)
@@ -275,9 +191,9 @@ def evaluate_many(cands, n, opp, lens, weights, special, weakest, ace, wwins, mi
                 hl[j + 1] = lens[s, j]
                 for t in range(lens[s, j]):
                     hands[j + 1, t] = opp[s, j, t]
-            play_many_seats(hands, hl, players, special, weakest, ace, wwins, scores, nxt,
-                            played, cont, faces, idx, holders)
-            total += weights[s] * _value_many(scores, players, misere, cw, cm, cs)
+            play_hands(hands, hl, players, special, weakest, ace, wwins, False, scores, wins,
+                       res, 0, nxt, played, cont, faces, idx, holders)
+            total += weights[s] * _value_many(scores[0], players, misere, cw, cm, cs)
         out[c] = total
     return out
 
@@ -288,7 +204,9 @@ def scores_many(hands, lens, special, weakest, ace, wwins):
     games, players = hands.shape[0], hands.shape[1]
     out = np.zeros((games, players), np.int64)
     removed = np.zeros(games, np.int64)
-    scores = np.zeros(PMAX, np.int64)
+    scores = np.zeros((1, PMAX), np.int64)
+    wins = np.zeros((1, PMAX), np.bool_)
+    res = np.zeros((1, N_TRESULT), np.int64)
     nxt = np.zeros(PMAX, np.int64)
     played = np.zeros(PMAX, np.int64)
     cont = np.zeros(PMAX, np.int64)
@@ -296,10 +214,11 @@ def scores_many(hands, lens, special, weakest, ace, wwins):
     idx = np.zeros(PMAX, np.int64)
     holders = np.zeros(PMAX, np.int64)
     for g in range(games):
-        removed[g] = play_many_seats(hands[g], lens[g], players, special, weakest, ace, wwins,
-                                     scores, nxt, played, cont, faces, idx, holders)
+        play_hands(hands[g], lens[g], players, special, weakest, ace, wwins, False, scores, wins,
+                   res, 0, nxt, played, cont, faces, idx, holders)
+        removed[g] = res[0, T_REMOVED]
         for s in range(players):
-            out[g, s] = scores[s]
+            out[g, s] = scores[0, s]
     return out, removed
 
 

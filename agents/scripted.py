@@ -23,6 +23,7 @@ from pyanitsa.agents.odds import showdown_odds, tie_chain
 from pyanitsa.agents.protocol import BaseAgent, HandView, PickupView
 from pyanitsa.agents.specs import register
 from pyanitsa.cards import Card
+from pyanitsa.hooks import split_specs
 from pyanitsa.ranks import RankTable
 
 
@@ -258,21 +259,6 @@ class TieAware(BaseAgent):
 DEFAULT_POOL = "tie_aware,sacrifice"
 
 
-def split_top(text: str) -> list[str]:
-    """Split at commas outside parentheses: ``a,b(x=1, y=2)`` -> ``["a", "b(x=1, y=2)"]``."""
-    out, depth, start = [], 0, 0
-    for i, ch in enumerate(text):
-        if ch in "([":
-            depth += 1
-        elif ch in ")]":
-            depth -= 1
-        elif ch == "," and depth == 0:
-            out.append(text[start:i].strip())
-            start = i + 1
-    out.append(text[start:].strip())
-    return out
-
-
 @register("mixed")
 class Mixed(BaseAgent):
     """Each hand ordered by an agent drawn at random from a pool, so no order can be exploited.
@@ -288,7 +274,7 @@ class Mixed(BaseAgent):
     def __init__(self, pool: str = DEFAULT_POOL, weights: Sequence[float] | None = None) -> None:
         from pyanitsa.agents.specs import make_agent
 
-        specs = [s for s in split_top(pool) if s]
+        specs = [s for s in split_specs(pool, allow_empty=True) if s]
         if not specs:
             raise ValueError("pool: name at least one agent")
         self.members = [make_agent(s) for s in specs]

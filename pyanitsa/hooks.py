@@ -13,8 +13,9 @@ from typing import Any
 from pyanitsa.errors import PyanitsaError
 
 
-def split_specs(text: str) -> list[str]:
-    """Split ``a,b(x=1, y=2),c`` at commas outside parentheses."""
+def split_specs(text: str, *, allow_empty: bool = False) -> list[str]:
+    """Split ``a,b(x=1, y=2),c`` at commas outside parentheses (empty parts are an error
+    unless ``allow_empty``)."""
     out, depth, start = [], 0, 0
     for i, ch in enumerate(text):
         if ch in "([":
@@ -25,7 +26,7 @@ def split_specs(text: str) -> list[str]:
             out.append(text[start:i].strip())
             start = i + 1
     out.append(text[start:].strip())
-    if any(not s for s in out):
+    if not allow_empty and any(not s for s in out):
         raise PyanitsaError(f"--agents {text!r}: an empty agent spec")
     return out
 
