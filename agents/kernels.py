@@ -27,6 +27,7 @@ from collections.abc import Sequence
 import numpy as np
 from numba import njit, prange
 
+from pyanitsa.batch.enumerate import next_permutation
 from pyanitsa.batch.tactical import N_TRESULT, T_REMOVED, play_hands
 from pyanitsa.ranks import RankTable
 
@@ -247,26 +248,8 @@ def multiset_orders(sorted_ranks, count):
     cur = sorted_ranks.copy()
     for r in range(count):
         out[r] = cur
-        # next permutation
-        i = n - 2
-        while i >= 0 and cur[i] >= cur[i + 1]:
-            i -= 1
-        if i < 0:
+        if not next_permutation(cur):
             break
-        j = n - 1
-        while cur[j] <= cur[i]:
-            j -= 1
-        t = cur[i]
-        cur[i] = cur[j]
-        cur[j] = t
-        lo = i + 1
-        hi = n - 1
-        while lo < hi:
-            t = cur[lo]
-            cur[lo] = cur[hi]
-            cur[hi] = t
-            lo += 1
-            hi -= 1
     return out
 
 
