@@ -1,12 +1,13 @@
 """pyanitsa: rules, records and tools for Пьяница (War) and Тактический пьяница."""
 
 from pyanitsa.cards import Card, Deck, Seat
-from pyanitsa.classic import ClassicGame, PickupRequest
+from pyanitsa.classic import ClassicGame, ClassicPosition, PickupRequest
 from pyanitsa.dealing import Deal, deal
 from pyanitsa.errors import (
     IllegalActionError,
     InvalidCardError,
     InvalidDeckError,
+    InvalidPositionError,
     InvalidRecordError,
     InvalidRulesError,
     PyanitsaError,
@@ -20,8 +21,9 @@ from pyanitsa.tactical import TacticalGame
 __version__ = "0.1.0"
 
 __all__ = [
-    "PRESETS", "Card", "ClassicGame", "ClassicResult", "Deal", "Deck", "IllegalActionError",
-    "InvalidCardError", "InvalidDeckError", "InvalidRecordError", "InvalidRulesError",
+    "PRESETS", "Card", "ClassicGame", "ClassicPosition", "ClassicResult", "Deal", "Deck",
+    "IllegalActionError", "InvalidCardError", "InvalidDeckError", "InvalidPositionError",
+    "InvalidRecordError", "InvalidRulesError",
     "PickupRequest", "PyanitsaError", "Record", "Rng", "Rules", "Seat", "TacticalGame",
     "TacticalResult", "Termination", "deal", "derive_seed", "preset", "replay",
 ]

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from pyanitsa.cards import Card, Seat
-from pyanitsa.errors import IllegalActionError, InvalidRulesError
+from pyanitsa.errors import IllegalActionError, InvalidPositionError, InvalidRulesError
 from pyanitsa.events import Play, RoundEnd, RoundEvent, Showdown
 from pyanitsa.results import ClassicResult, Termination
 from pyanitsa.showdown import Judge
@@ -36,6 +36,70 @@ class PickupRequest:
     """False for stakes put face down."""
     game: ClassicGame
     """The game (for public information: counts, rounds, the round's plays)."""
+
+
+@dataclass(frozen=True)
+class ClassicPosition:
+    """A classic game between two rounds: everything the rest of the game depends on.
+
+    Take one from a game with :meth:`ClassicGame.position` and go on from it with
+    :meth:`ClassicGame.from_position` or, many at a time, ``pyanitsa.batch.play_positions``.
+    Cycle detection (§2.9) in a game continued from a position remembers positions from this
+    one on.
+    """
+
+    stacks: tuple[tuple[Card, ...], ...]
+    """Each seat's stack, top card first."""
+    piles: tuple[tuple[Card, ...], ...]
+    """Each seat's won pile (``pickup_to: won_pile``), the first card put on it first."""
+    leader: Seat
+    """The seat that leads the next round."""
+    rounds: int = 0
+    """Rounds played so far (``max_rounds`` counts them)."""
+    showdowns: int = 0
+    eliminated: tuple[Seat, ...] = ()
+    """Seats that went out, in order."""
+    seed: int | None = None
+    """Generator state, for rules that shuffle during play (``pickup_order: shuffled``,
+    ``refill: shuffle``)."""
+
+    @property
+    def players(self) -> int:
+        return len(self.stacks)
+
+    def check(self, rules: Rules) -> None:
+        """Raise :class:`InvalidPositionError` naming what makes this position impossible."""
+        p = len(self.stacks)
+        if len(self.piles) != p:
+            raise InvalidPositionError(f"piles: {len(self.piles)} piles for {p} stacks")
+        rules.check_players(p)
+        if not 0 <= self.leader < p:
+            raise InvalidPositionError(f"leader: seat {self.leader} does not exist with {p} "
+                                       "seats")
+        if self.rounds < 0 or self.showdowns < 0:
+            raise InvalidPositionError(f"rounds/showdowns: {self.rounds}/{self.showdowns} must "
+                                       "be >= 0")
+        size = rules.deck.size
+        seen: set[int] = set()
+        for where, group in (("stacks", self.stacks), ("piles", self.piles)):
+            for seat, cards in enumerate(group):
+                for c in cards:
+                    if not 0 <= c < size:
+                        raise InvalidPositionError(f"{where}: seat {seat} holds card {c}, not "
+                                                   f"in the {size}-card deck")
+                    if c in seen:
+                        raise InvalidPositionError(f"{where}: card "
+                                                   f"{rules.deck.card_name(c)} is held twice")
+                    seen.add(c)
+        for s in self.eliminated:
+            if not 0 <= s < p or self.stacks[s] or self.piles[s]:
+                raise InvalidPositionError(f"eliminated: seat {s} is not a seat without cards")
+        if len(set(self.eliminated)) != len(self.eliminated):
+            raise InvalidPositionError(f"eliminated: {list(self.eliminated)} repeats a seat")
+        if rules.random_play and self.seed is None:
+            raise InvalidPositionError(f"seed: missing; rules with pickup_order="
+                                       f"{rules.pickup_order}, refill={rules.refill} shuffle "
+                                       "during play")
 
 
 PickupAgent = Callable[[PickupRequest], Sequence[Card]]
@@ -93,6 +157,33 @@ class ClassicGame:
         self._seen: dict[tuple, int] | None = {} if rules.cycle_detection else None
         if not self.in_game[dealer]:
             self._pass_lead()
+
+    @classmethod
+    def from_position(cls, rules: Rules, position: ClassicPosition, *,
+                      pickup: PickupAgent | None = None, log: bool = False) -> ClassicGame:
+        """A game standing at ``position`` (checked first); its cycle memory starts there."""
+        from pyanitsa.rng import Rng
+
+        position.check(rules)
+        game = cls(rules, position.stacks, dealer=position.leader,
+                   rng=Rng(position.seed) if position.seed is not None else None,
+                   pickup=pickup, log=log)
+        game.piles = [list(p) for p in position.piles]
+        game.in_game = [game.count(s) > 0 for s in range(game.players)]
+        game.eliminated = list(position.eliminated)
+        game.rounds = position.rounds
+        game.showdowns = position.showdowns
+        game.leader = position.leader
+        if not game.in_game[game.leader]:
+            game._pass_lead()
+        return game
+
+    def position(self) -> ClassicPosition:
+        """Where the game stands between rounds (stacks, piles, counters, generator)."""
+        return ClassicPosition(tuple(tuple(s) for s in self.stacks),
+                               tuple(tuple(p) for p in self.piles), self.leader, self.rounds,
+                               self.showdowns, tuple(self.eliminated),
+                               self.rng.state if self.rng is not None else None)
 
     # -- public state -------------------------------------------------------------------------
 

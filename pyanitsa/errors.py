@@ -23,5 +23,9 @@ class InvalidRecordError(PyanitsaError):
     """A game record that cannot be played (bad JSON, unknown key, bad seat or card)."""
 
 
+class InvalidPositionError(PyanitsaError):
+    """A game position that cannot occur (a card held twice, a leader that is not a seat)."""
+
+
 class IllegalActionError(PyanitsaError):
     """An agent's decision that the rules do not allow (say, an order that is not a permutation)."""

@@ -193,3 +193,99 @@ def test_enumerate_matches_reference(deck: str, options: dict) -> None:
     want = enumerate_deals(rules).to_json()
     got = enumerate_batch(rules, workers=2, chunk=97).to_json()
     assert got == want
+
+
+# -- games continued from positions (the rollouts of search agents) ------------------------------
+
+
+def reference_continue(rules: Rules, pos, horizon: int | None):
+    """The reference engine's game from ``pos``, with the horizon as a lower cap."""
+    from pyanitsa.classic import ClassicGame
+    from pyanitsa.results import Termination
+
+    stop = rules.max_rounds if horizon is None else min(rules.max_rounds, pos.rounds + horizon)
+    game = ClassicGame.from_position(rules.replace(max_rounds=max(stop, 1)), pos)
+    result = game.play() if stop > 0 else None
+    if stop == 0 or (result.outcome is Termination.CAPPED and result.rounds < rules.max_rounds):
+        result = None
+    return result, game.rounds, [game.count(s) for s in range(len(pos.stacks))]
+
+
+def random_position(rnd: random.Random):
+    """A classic game of random rules played a random number of rounds on the reference
+    engine (piles, eliminated seats, generator states and counters included)."""
+    while True:
+        rec = random_record(rnd)
+        if rec.mode == "classic":
+            break
+    game = rec.game()
+    for _ in range(rnd.choice([0, 1, 3, 10, 40, 200])):
+        if not game.play_round():
+            break
+    return rec.rules, game.position()
+
+
+def test_positions_parity() -> None:
+    rnd = random.Random(4242)
+    cases = [(*random_position(rnd), rnd.choice([None, 0, 1, 2, 7, 30, 60, 400]))
+             for _ in range(2500)]
+    kinds = set()
+    for rules, pos, horizon in cases:
+        got = batch.play_positions(rules, [pos], horizon=horizon)
+        want, rounds, counts = reference_continue(rules, pos, horizon)
+        res = got.result(0)
+        ctx = f"{rules.to_options()} {pos} horizon={horizon}"
+        assert res == want, f"{ctx}\nbatch: {res}\nreference: {want}"
+        assert got.rounds[0] == rounds, ctx
+        assert list(got.counts[0][:len(counts)]) == counts, ctx
+        kinds.add("unfinished" if res is None else res.outcome.value)
+    assert kinds == {"win", "draw", "cycle", "capped", "unfinished"}, kinds
+
+
+def test_positions_in_one_call_match_one_by_one() -> None:
+    rnd = random.Random(8)
+    rules = Rules.from_options({"preset": "classic-ru", "pickup_to": "won_pile"})
+    positions = []
+    for i in range(200):
+        game = deal_record(rules, 2 + i % 5, rnd.getrandbits(64)).game()
+        for _ in range(i % 50):
+            game.play_round()
+        positions.append(game.position())
+    together = batch.play_positions(rules, positions, horizon=80)
+    for i, pos in enumerate(positions):
+        alone = batch.play_positions(rules, [pos], horizon=80)
+        assert together.result(i) == alone.result(0)
+        assert together.outcome[i] == alone.outcome[0]
+        assert list(together.counts[i][:pos.players]) == list(alone.counts[0][:pos.players])
+
+
+def test_position_from_a_deal_is_the_record() -> None:
+    rnd = random.Random(21)
+    for _ in range(200):
+        rec = random_record(rnd)
+        if rec.mode != "classic":
+            continue
+        got = batch.play_positions(rec.rules, [rec.game().position()])
+        assert got.result(0) == rec.play()
+
+
+@pytest.mark.parametrize(("change", "message"), [
+    ({"leader": 5}, "leader: seat 5"),
+    ({"stacks": ((0, 1), (1, 2))}, "held twice"),
+    ({"stacks": ((0, 99), (2,))}, "card 99"),
+    ({"piles": ((),)}, "piles: 1 piles for 2 stacks"),
+    ({"eliminated": (0,)}, "eliminated: seat 0"),
+    ({"rounds": -1}, "rounds"),
+])
+def test_impossible_positions_are_named(change: dict, message: str) -> None:
+    import dataclasses
+
+    from pyanitsa.classic import ClassicGame, ClassicPosition
+    from pyanitsa.errors import InvalidPositionError
+
+    rules = Rules.default()
+    pos = dataclasses.replace(ClassicPosition(((0, 1), (2, 3)), ((), ()), 0), **change)
+    with pytest.raises(InvalidPositionError, match=message):
+        batch.play_positions(rules, [pos])
+    with pytest.raises(InvalidPositionError, match=message):
+        ClassicGame.from_position(rules, pos)

@@ -11,13 +11,16 @@ other modules recompile.
 """
 
 from pyanitsa.batch.api import (
+    UNFINISHED,
+    ClassicBatch,
     Simulation,
     TacticalBatch,
+    play_positions,
     play_records,
     set_workers,
     simulate,
     tactical_scores,
 )
 
-__all__ = ["Simulation", "TacticalBatch", "play_records", "set_workers", "simulate",
-           "tactical_scores"]
+__all__ = ["UNFINISHED", "ClassicBatch", "Simulation", "TacticalBatch", "play_positions",
+           "play_records", "set_workers", "simulate", "tactical_scores"]

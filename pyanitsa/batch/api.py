@@ -33,6 +33,7 @@ from pyanitsa.batch.encode import (
     seats_array,
     strength_table,
 )
+from pyanitsa.classic import ClassicPosition
 from pyanitsa.errors import InvalidRecordError, InvalidRulesError
 from pyanitsa.records import Record
 from pyanitsa.results import ClassicResult, Result, TacticalResult, Termination
@@ -101,6 +102,95 @@ def play_records(records: Sequence[Record]) -> list[Result]:
             for j, i in enumerate(idx):
                 results[i] = tactical_result(out[j], scores[j], wins[j], int(players[j]))
     return results  # type: ignore[return-value]
+
+
+# -- positions ------------------------------------------------------------------------------------
+
+UNFINISHED = 4
+"""Outcome code of a game stopped by its horizon before it ended."""
+
+
+@dataclass(frozen=True)
+class ClassicBatch:
+    """Classic games played on from positions, one row per position."""
+
+    outcome: np.ndarray
+    """0 win, 1 draw, 2 cycle, 3 capped (the rules' ``max_rounds``), 4 unfinished (stopped by
+    the horizon)."""
+    winner: np.ndarray
+    """The winning seat, or -1."""
+    rounds: np.ndarray
+    """Rounds played in all, counting those before the position."""
+    showdowns: np.ndarray
+    counts: np.ndarray
+    """``[G, P]`` cards each seat holds at the end (stack and won pile)."""
+    rows: np.ndarray = field(repr=False)
+    eliminated: np.ndarray = field(repr=False)
+
+    def result(self, i: int) -> ClassicResult | None:
+        """Game ``i``'s result, as the reference engine gives it; None if unfinished."""
+        if self.outcome[i] == UNFINISHED:
+            return None
+        return classic_result(self.rows[i], self.eliminated[i])
+
+
+def play_positions(rules: Rules, positions: Sequence[ClassicPosition], *,
+                   horizon: int | None = None) -> ClassicBatch:
+    """Play classic games on from ``positions``, each for at most ``horizon`` more rounds.
+
+    Game ``i`` is ``ClassicGame.from_position(rules, positions[i])`` played until it ends or
+    has played ``horizon`` more rounds. The horizon works as a lower ``max_rounds`` (the end
+    checks, cycle detection included, run at the start of every round, the horizon's too); a
+    game it stops comes back ``UNFINISHED`` rather than capped. This is what search agents
+    call for their rollouts.
+    """
+    if rules.mode != "classic":
+        raise InvalidRulesError(f"mode: {rules.mode} rules given to play_positions")
+    if horizon is not None and horizon < 0:
+        raise ValueError(f"horizon={horizon}: must be >= 0 (or None)")
+    prm = params(rules)  # rejects pickup_order: agent
+    for pos in positions:
+        pos.check(rules)
+    games = len(positions)
+    players = np.array([pos.players for pos in positions], dtype=np.int64)
+    width = max(2, int(players.max())) if games else 2
+    cap = ring_size(rules.deck.size)
+    table = strength_table(rules)
+    init = np.zeros((games, width, cap), dtype=np.uint8)
+    pinit = np.zeros((games, width, cap), dtype=np.uint8)
+    ilen = np.zeros((games, width), dtype=np.int64)
+    plen = np.zeros((games, width), dtype=np.int64)
+    starts = np.zeros((games, _classic.N_START), dtype=np.int64)
+    stops = np.zeros(games, dtype=np.int64)
+    seeds = np.zeros(games, dtype=np.uint64)
+    for i, pos in enumerate(positions):
+        for s in range(pos.players):
+            stack, pile = pos.stacks[s], pos.piles[s]
+            ilen[i, s] = len(stack)
+            plen[i, s] = len(pile)
+            if stack:
+                init[i, s, :len(stack)] = table[np.fromiter(stack, np.int64, len(stack))]
+            if pile:
+                pinit[i, s, :len(pile)] = table[np.fromiter(pile, np.int64, len(pile))]
+        st = starts[i]
+        st[_classic.ST_LEADER] = pos.leader
+        st[_classic.ST_ROUNDS] = pos.rounds
+        st[_classic.ST_SHOWDOWNS] = pos.showdowns
+        st[_classic.ST_NELIM] = len(pos.eliminated)
+        st[_classic.ST_ELIM:_classic.ST_ELIM + len(pos.eliminated)] = pos.eliminated
+        stop = rules.max_rounds
+        if horizon is not None:
+            stop = min(stop, pos.rounds + horizon)
+        stops[i] = stop
+        seeds[i] = (pos.seed or 0) & MASK64
+    out, elim, counts = _classic.play_positions(prm, players, init, ilen, pinit, plen, starts,
+                                                stops, seeds, cap)
+    outcome = out[:, _enc.R_OUTCOME].copy()
+    rounds = out[:, _enc.R_ROUNDS]
+    outcome[(outcome == CAPPED) & (rounds < rules.max_rounds)] = UNFINISHED
+    winner = np.where(outcome == WIN, out[:, _enc.R_WINNER], -1)
+    return ClassicBatch(outcome, winner, rounds, out[:, _enc.R_SHOWDOWNS],
+                        counts[:, :width], out, elim)
 
 
 def classic_result(row: np.ndarray, elim: np.ndarray) -> ClassicResult:

@@ -1,9 +1,10 @@
 """The compiled classic core (RULES.md §2): every deterministic option, shuffled pickups and
 shuffled refills, exact cycle detection.
 
-A game lives in a :data:`Work` of preallocated arrays with a leading *copy* axis: copy 0 is the
-game being played, copies 1 and 2 replay it to find where a cycle starts, copy 3 holds the
-snapshot Brent's algorithm compares against. Stacks are ring buffers of card strengths, top card
+A game lives in preallocated arrays with a leading *copy* axis: copy 0 is the game being
+played, copies 1 and 2 replay it to find where a cycle starts, copy 3 holds the snapshot Brent's
+algorithm compares against and copy 4 the position the game started from (a deal, or any
+position between two rounds: :func:`play_positions` continues games from the middle). Stacks are ring buffers of card strengths, top card
 at ``head``; won piles are plain arrays (first card put on it first).
 
 Cycle detection (when ``rules.cycle_detection``) is exact and needs O(1) memory: Brent's
@@ -11,7 +12,8 @@ algorithm on the sequence of positions finds the cycle length λ exactly, then r
 copies λ rounds apart from the start finds μ, the round where the position first stood, and
 the reference engine reports the cycle at round μ + λ. A game capped before Brent noticed a
 cycle is checked once more (does the capped position come back, and did the cycle close before
-the cap?), so the result is the reference engine's in every case.
+the cap?), so the result is the reference engine's in every case. A *horizon* (stop after so
+many rounds) is the same thing as a lower cap.
 """
 
 from __future__ import annotations
@@ -51,9 +53,14 @@ from pyanitsa.batch.encode import (
 from pyanitsa.batch.rng import deal_into, derive_seed1, shuffle
 
 PMAX = 8
-COPIES = 4
-# fields of Work.g
+COPIES = 5
+START = 4
+# fields of g
 LEADER, ROUNDS, SHOWDOWNS, NELIM, OUTCOME, WINNER = 0, 1, 2, 3, 4, 5
+# fields of a start vector (a position to play from, see play_positions); eliminated seats in
+# order from ST_ELIM
+ST_LEADER, ST_ROUNDS, ST_SHOWDOWNS, ST_NELIM, ST_ELIM = 0, 1, 2, 3, 4
+N_START = ST_ELIM + PMAX
 # how a round ended
 TAKEN, VOID, DISCARD, DRAWN = 0, 1, 2, 3
 
@@ -386,6 +393,34 @@ def load(stk, cnt, g, k, players, init, ilen, dealer):
 
 
 @njit(cache=True, _nrt=False)
+def load_position(stk, pile, cnt, g, k, players, init, ilen, pinit, plen, st):
+    """Set copy ``k`` to a position between rounds: stacks ``init[s, :ilen[s]]`` (top first),
+    won piles ``pinit[s, :plen[s]]`` and the counters of the start vector ``st``."""
+    for s in range(players):
+        n = ilen[s]
+        for i in range(n):
+            stk[k, s, i] = init[s, i]
+        m = plen[s]
+        for i in range(m):
+            pile[k, s, i] = pinit[s, i]
+        cnt[k, HEAD, s] = 0
+        cnt[k, SCNT, s] = n
+        cnt[k, PCNT, s] = m
+    nelim = st[ST_NELIM]
+    for i in range(nelim):
+        cnt[k, ELIM, i] = st[ST_ELIM + i]
+    g[k, LEADER] = st[ST_LEADER]
+    g[k, ROUNDS] = st[ST_ROUNDS]
+    g[k, SHOWDOWNS] = st[ST_SHOWDOWNS]
+    g[k, NELIM] = nelim
+    g[k, OUTCOME] = -1
+    g[k, WINNER] = -1
+    leader = st[ST_LEADER]
+    if ilen[leader] + plen[leader] == 0:
+        pass_lead(cnt, g, k, players)
+
+
+@njit(cache=True, _nrt=False)
 def copy_state(stk, pile, cnt, g, src, dst, players):
     mask = stk.shape[2] - 1
     for s in range(players):
@@ -430,9 +465,10 @@ MAIN, LATE, ADVANCE, MU1, MU2 = 0, 1, 2, 3, 4
 
 
 @njit(cache=True, _nrt=False)
-def play_game(stk, pile, cnt, g, tab, sm, buf, prm, players, init, ilen, dealer, rng, out,
-              row, out_elim):
-    """Play one game from its stacks and write its result row.
+def play_game(stk, pile, cnt, g, tab, sm, buf, prm, players, stop, rng, out, row, out_elim):
+    """Play one game from the position in copy START until it ends or its rounds reach
+    ``stop`` (the rules' ``max_rounds``, or a lower horizon: either way the game reads as
+    capped there), write its result row and return the copy that holds the final position.
 
     One loop with a single round call site (rounds are inlined; a call passing arrays costs
     more than a round), run as a small state machine:
@@ -444,10 +480,10 @@ def play_game(stk, pile, cnt, g, tab, sm, buf, prm, players, init, ilen, dealer,
       them together until they meet: at round μ of copy 1, copy 2 stands at round μ + λ.
     """
     # numba would compile a callee once per literal argument; these are plain int64
-    C0, C1, C2, C3 = np.int64(0), np.int64(1), np.int64(2), np.int64(3)
-    load(stk, cnt, g, C0, players, init, ilen, dealer)
+    C0, C1, C2, C3, CS = np.int64(0), np.int64(1), np.int64(2), np.int64(3), np.int64(START)
+    copy_state(stk, pile, cnt, g, CS, C0, players)
     detect = prm[CYCLES]
-    max_rounds = prm[MAX_ROUNDS]
+    rounds0 = g[START, ROUNDS]
     k_res = 0
     cstart = -1
     clen = -1
@@ -460,7 +496,7 @@ def play_game(stk, pile, cnt, g, tab, sm, buf, prm, players, init, ilen, dealer,
     mu = 0
     while True:
         if phase == MAIN:
-            code = end_check(cnt, g, 0, players, max_rounds)
+            code = end_check(cnt, g, 0, players, stop)
             if code >= 0:
                 if code != CAPPED or not detect:
                     break
@@ -471,8 +507,8 @@ def play_game(stk, pile, cnt, g, tab, sm, buf, prm, players, init, ilen, dealer,
             if detect and lam > 0:
                 if same_position(stk, pile, cnt, g, 0, 3, players):
                     clen = lam
-                    load(stk, cnt, g, C1, players, init, ilen, dealer)
-                    load(stk, cnt, g, C2, players, init, ilen, dealer)
+                    copy_state(stk, pile, cnt, g, CS, C1, players)
+                    copy_state(stk, pile, cnt, g, CS, C2, players)
                     steps = 0
                     phase = ADVANCE
                     continue
@@ -485,8 +521,8 @@ def play_game(stk, pile, cnt, g, tab, sm, buf, prm, players, init, ilen, dealer,
         elif phase == LATE:
             if steps > 0 and same_position(stk, pile, cnt, g, 0, 1, players):
                 clen = steps
-                load(stk, cnt, g, C1, players, init, ilen, dealer)
-                load(stk, cnt, g, C2, players, init, ilen, dealer)
+                copy_state(stk, pile, cnt, g, CS, C1, players)
+                copy_state(stk, pile, cnt, g, CS, C2, players)
                 steps = 0
                 phase = ADVANCE
                 continue
@@ -494,7 +530,8 @@ def play_game(stk, pile, cnt, g, tab, sm, buf, prm, players, init, ilen, dealer,
             for s in range(players):
                 if cnt[1, SCNT, s] + cnt[1, PCNT, s] > 0:
                     alive += 1
-            if steps >= max_rounds or alive < 2:
+            # a cycle closed before the cap is at most stop - rounds0 long
+            if steps >= stop - rounds0 or alive < 2:
                 break  # no cycle closed before the cap: copy 0 is capped
             steps += 1
             k = 1
@@ -506,9 +543,9 @@ def play_game(stk, pile, cnt, g, tab, sm, buf, prm, players, init, ilen, dealer,
             k = 2
         elif phase == MU1:
             if same_position(stk, pile, cnt, g, 1, 2, players):
-                if mu + clen < max_rounds:
+                if rounds0 + mu + clen < stop:
                     k_res = 2
-                    cstart = mu
+                    cstart = rounds0 + mu
                     g[2, OUTCOME] = CYCLE
                     g[2, WINNER] = -1
                 else:
@@ -532,6 +569,7 @@ def play_game(stk, pile, cnt, g, tab, sm, buf, prm, players, init, ilen, dealer,
     out[row, R_CLEN] = clen
     for i in range(g[k_res, NELIM]):
         out_elim[row, i] = cnt[k_res, ELIM, i]
+    return k_res
 
 
 @njit(cache=True)
@@ -541,7 +579,8 @@ def play_any(stk, pile, cnt, g, tab, sm, buf, prm, players, init, ilen, dealer, 
     if fast_ok(prm, players) and play2(prm, init, ilen, dealer, rng, stk[0], stk[3], tab, buf,
                                        out, row, out_elim) == 0:
         return
-    play_game(stk, pile, cnt, g, tab, sm, buf, prm, players, init, ilen, dealer, rng, out, row,
+    load(stk, cnt, g, np.int64(START), players, init, ilen, dealer)
+    play_game(stk, pile, cnt, g, tab, sm, buf, prm, players, prm[MAX_ROUNDS], rng, out, row,
               out_elim)
 
 
@@ -559,6 +598,33 @@ def play_stacks(prm, players, init, ilen, dealers, seeds, cap):
         play_any(stk, pile, cnt, g, tab, sm, buf, prm, players[i], init[i], ilen[i],
                  dealers[i], rng, out, i, out_elim)
     return out, out_elim
+
+
+@njit(cache=True)
+def play_positions(prm, players, init, ilen, pinit, plen, starts, stops, seeds, cap):
+    """Continue games from positions between rounds: stacks ``init[G, P, n]`` (top first) and
+    won piles ``pinit[G, P, n]`` as strengths with lengths ``ilen``/``plen[G, P]``, start
+    vectors ``starts[G, N_START]`` (leader, rounds and showdowns so far, who went out), the
+    round ``stops[G]`` to stop at (at most ``max_rounds``) and generator states ``seeds[G]``.
+
+    Returns the result rows, the eliminated seats and each seat's cards at the end
+    (``[G, PMAX]``). Cycle detection remembers positions from the given one on.
+    """
+    games = init.shape[0]
+    out = np.zeros((games, N_RESULT), np.int64)
+    out_elim = np.full((games, PMAX), -1, np.int64)
+    counts = np.zeros((games, PMAX), np.int64)
+    stk, pile, cnt, g, tab, sm, buf = make_work(cap)
+    rng = np.zeros(1, np.uint64)
+    cs = np.int64(START)
+    for i in range(games):
+        rng[0] = seeds[i]
+        p = players[i]
+        load_position(stk, pile, cnt, g, cs, p, init[i], ilen[i], pinit[i], plen[i], starts[i])
+        k = play_game(stk, pile, cnt, g, tab, sm, buf, prm, p, stops[i], rng, out, i, out_elim)
+        for s in range(p):
+            counts[i, s] = cnt[k, SCNT, s] + cnt[k, PCNT, s]
+    return out, out_elim, counts
 
 
 @njit(cache=True)
