@@ -282,6 +282,74 @@ def test_pickup_world_samples_are_consistent() -> None:
         assert all(sorted(c) == sorted(view.cards) for c in cands)
 
 
+def _pickup_views(rules, players: int, seed: int, rounds: int) -> list:
+    from pyanitsa.agents.protocol import pickup_view
+    from pyanitsa.classic import ClassicGame
+    from pyanitsa.dealing import deal
+    from pyanitsa.rng import Rng
+
+    views = []
+
+    def grab(request):
+        views.append(pickup_view(request))
+        return request.cards
+
+    rng = Rng(seed)
+    dealt = deal(rules, players, rng)
+    game = ClassicGame(rules, dealt.seats, dealer=dealt.dealer, pickup=grab,
+                       rng=Rng(rng.state) if rules.random_play else None)
+    for _ in range(rounds):
+        if not game.play_round():
+            break
+    return views
+
+
+@pytest.mark.parametrize(("options", "players"), [
+    ({"preset": "classic-ru"}, 2),
+    ({"preset": "classic-ru", "pickup_to": "won_pile", "refill": "shuffle"}, 3),
+    ({"preset": "classic-ua", "misere": True, "max_rounds": 150}, 4),
+    ({"preset": "war-52", "dispute_exhausted": "drops_out", "new_tour_on_elimination": True}, 5),
+])
+def test_pickup_rollouts_on_the_batch_core_score_as_the_reference_engine(options: dict,
+                                                                         players: int) -> None:
+    """Every rollout the agent plays with the batch core is worth what the same game played on
+    the reference engine is worth (result, or card share at the horizon)."""
+    from pyanitsa.batch import play_positions
+    from pyanitsa.classic import ClassicGame
+    from pyanitsa.results import Termination
+
+    rules = Rules.from_options({**options, "pickup_order": "agent"}, deck="ranks=6,suits=3")
+    rng = np.random.default_rng(1)
+    checked = 0
+    for seed in range(60):
+        if checked >= 100:
+            break
+        for view in _pickup_views(rules, players, seed, 400)[::7]:
+            chooser = PickupRollouts(view, int(rng.integers(1, 90)))
+            if chooser.settled:
+                continue
+            world = chooser.sample_world(rng)
+            positions = [chooser.position(c, world, int(rng.integers(1 << 62)))
+                         for c in chooser.candidates(rng, 2)]
+            values = chooser.values(play_positions(chooser.sim_rules, positions,
+                                                   horizon=chooser.horizon))
+            for pos, value in zip(positions, values, strict=True):
+                stop = min(rules.max_rounds, pos.rounds + chooser.horizon)
+                game = ClassicGame.from_position(chooser.sim_rules.replace(max_rounds=stop), pos)
+                res = game.play()
+                if res.outcome is Termination.CAPPED and res.rounds < rules.max_rounds:
+                    total = sum(game.count(s) for s in range(players))
+                    share = game.count(view.seat) / total if total else 0.5
+                    want = 1.0 - share if rules.misere and total else share
+                elif res.outcome is Termination.WIN:
+                    want = 1.0 if res.winner == view.seat else 0.0
+                else:
+                    want = 0.5
+                assert value == pytest.approx(want), (pos, res)
+                checked += 1
+    assert checked >= 100
+
+
 @pytest.mark.parametrize("how", PickupRollouts.FIXED)
 def test_pickup_candidates_reproduce_the_engine_orders(how: str) -> None:
     """The fixed candidate orders, built from the view alone, are the engine's own orders."""
