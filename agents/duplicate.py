@@ -7,7 +7,8 @@ independent, the two games of a pair are not).
 
 Games are exactly :func:`pyanitsa.agents.play_game`'s games with the same seeds (deal, agent
 generators, validation), but every hand of every deal is ordered first, through ``order_hands``,
-so a learned agent runs one batched forward pass per position instead of one per hand.
+so a learned agent runs one batched forward pass per position instead of one per hand, and the
+batch core then plays all the games of a chunk in one call.
 """
 
 from __future__ import annotations
@@ -20,10 +21,12 @@ import numpy as np
 
 from pyanitsa.agents.game import check_order, seat_rng
 from pyanitsa.agents.protocol import Agent, HandView, hand_view
+from pyanitsa.batch import play_records
 from pyanitsa.dealing import deal
+from pyanitsa.records import Record
+from pyanitsa.results import TacticalResult
 from pyanitsa.rng import Rng, derive_seed
 from pyanitsa.rules import Rules
-from pyanitsa.tactical import TacticalGame
 
 
 @dataclass(frozen=True)
@@ -94,13 +97,17 @@ def duplicate_match(rules: Rules, agent: Agent, opponent: Agent, deals: int, see
                 opp_r.append(seat_rng(gs, 1 - k))
         mine = order_all(agent, mine_v, mine_r)
         theirs = order_all(opponent, opp_v, opp_r)
+        records = []
+        for j in range(2 * len(seeds)):
+            a = tuple(check_order(mine[j], mine_v[j].hand, "agent hand order", rules))
+            b = tuple(check_order(theirs[j], opp_v[j].hand, "opponent hand order", rules))
+            records.append(Record(rules, (a, b) if j % 2 == 0 else (b, a)))
+        results = play_records(records)  # the batch core, all games of the chunk in one call
         for i in range(len(seeds)):
             total = 0.0
             for k in (0, 1):
-                j = 2 * i + k
-                a = check_order(mine[j], mine_v[j].hand, "agent hand order", rules)
-                b = check_order(theirs[j], opp_v[j].hand, "opponent hand order", rules)
-                result = TacticalGame(rules, [a, b] if k == 0 else [b, a]).play()
+                result = results[2 * i + k]
+                assert isinstance(result, TacticalResult)
                 if k in result.winners:
                     share = 1.0 / len(result.winners)
                     total += share

@@ -4,12 +4,18 @@
 its decisions through views, validates every answer at the boundary, and returns a replayable
 record with the result. An agent that raises, cheats or overruns its time limit raises
 :class:`AgentFailure` naming the seat, so a tournament can score a forfeit.
+
+``play_games`` plays many such games: every decision that comes before play (tactical hand
+orders) is made first, then all games that need no decision during play are played by the
+compiled batch core in one call (:func:`pyanitsa.batch.play_records`, the reference engine's
+results exactly); classic games with ``pickup_order: agent`` are played one by one on the
+reference engine, which asks the agents at each pickup.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -25,7 +31,6 @@ from pyanitsa.records import Record
 from pyanitsa.results import Result
 from pyanitsa.rng import Rng, derive_seed
 from pyanitsa.rules import Rules
-from pyanitsa.tactical import TacticalGame
 
 FailureKind = Literal["error", "illegal", "timeout"]
 _AGENT_STREAM = 0xA6E7
@@ -106,6 +111,95 @@ def _label(agent: Agent) -> str:
     return f"agent {getattr(agent, 'name', type(agent).__name__)!r}"
 
 
+def prepare_game(rules: Rules, agents: Sequence[Agent], seed: int, *,
+                 time_limit: float | None = None) -> Record | None:
+    """Deal game ``seed`` and make every decision that comes before play: the record that
+    :func:`play_game` would keep, or None if the game needs decisions during play (classic
+    with ``pickup_order: agent``). Raises :class:`AgentFailure`."""
+    if rules.mode == "classic" and rules.pickup_order == "agent":
+        return None
+    players = len(agents)
+    rng = Rng(seed)
+    dealt = deal(rules, players, rng)
+    if rules.mode == "classic":
+        return Record(rules, dealt.seats, dealer=dealt.dealer,
+                      seed=rng.state if rules.random_play else None)
+    referee = _Referee(rules, agents, seed, time_limit)
+    hands = []
+    for seat in range(players):
+        view = hand_view(rules, seat, dealt.seats, len(dealt.set_aside))
+        hands.append(tuple(referee.ask(seat, "order_hand", view, view.hand, "hand order")))
+    return Record(rules, tuple(hands))
+
+
+@dataclass(frozen=True)
+class Timed:
+    """What :func:`play_games` gives for one game, and the game's wall time in seconds: its
+    decisions, and its share of the batch call."""
+
+    outcome: GameOutcome | AgentFailure
+    seconds: float
+
+
+def play_games(rules: Rules, seatings: Sequence[Sequence[Agent]], seeds: Sequence[int], *,
+               time_limit: float | None = None, engine: Literal["batch", "reference"] = "batch",
+               before: Callable[[int], None] | None = None) -> list[Timed]:
+    """Play game ``seeds[i]`` with ``seatings[i]`` for every ``i``; each outcome (or the
+    :class:`AgentFailure` that forfeited it) is exactly :func:`play_game`'s.
+
+    ``engine="batch"`` plays every game that needs no decision during play with the compiled
+    batch core, in one call; ``"reference"`` plays each game with :func:`play_game`.
+    ``before(i)`` is called before game ``i``'s decisions (a tournament marks where its worker
+    is).
+    """
+    if len(seatings) != len(seeds):
+        raise ValueError(f"{len(seatings)} seatings for {len(seeds)} seeds")
+    out: list[Timed | None] = [None] * len(seeds)
+    pending: list[tuple[int, Record, float]] = []
+    for i, (agents, seed) in enumerate(zip(seatings, seeds, strict=True)):
+        if before is not None:
+            before(i)
+        start = time.perf_counter()
+        try:
+            record = (prepare_game(rules, agents, seed, time_limit=time_limit)
+                      if engine == "batch" else None)
+            if record is None:
+                outcome = play_game(rules, agents, seed, time_limit=time_limit)
+                out[i] = Timed(outcome, time.perf_counter() - start)
+            else:
+                pending.append((i, record, time.perf_counter() - start))
+        except AgentFailure as failure:
+            out[i] = Timed(failure, time.perf_counter() - start)
+    if pending:
+        from pyanitsa.batch import play_records
+
+        start = time.perf_counter()
+        results = play_records([record for _, record, _ in pending])
+        share = (time.perf_counter() - start) / len(pending)
+        for (i, record, spent), result in zip(pending, results, strict=True):
+            out[i] = Timed(GameOutcome(record, result), spent + share)
+    return out  # type: ignore[return-value]
+
+
+def warm_up(rules: Rules, players: int) -> None:
+    """Load (or, on a fresh machine, compile) the batch core's kernels for these rules now.
+
+    A tournament does this in its parent before forking workers, which then share the loaded
+    code instead of each paying for it (a few tenths of a second each, or the whole compile)."""
+    if rules.mode == "classic" and rules.pickup_order == "agent":
+        return
+    from pyanitsa.batch import play_records
+
+    rng = Rng(0)
+    dealt = deal(rules, players, rng)
+    if rules.mode == "tactical":
+        record = Record(rules, dealt.seats)
+    else:
+        record = Record(rules, dealt.seats, dealer=dealt.dealer,
+                        seed=rng.state if rules.random_play else None)
+    play_records([record])
+
+
 def play_game(rules: Rules, agents: Sequence[Agent], seed: int, *, log: bool = False,
               time_limit: float | None = None) -> GameOutcome:
     """Deal game ``seed`` and play it with ``agents[s]`` in seat ``s``.
@@ -113,28 +207,19 @@ def play_game(rules: Rules, agents: Sequence[Agent], seed: int, *, log: bool = F
     Tactical: each agent orders its hand. Classic: agents choose pickups when the rules say
     ``pickup_order: agent`` (otherwise the game needs no decisions).
     """
-    players = len(agents)
+    record = prepare_game(rules, agents, seed, time_limit=time_limit)
+    if record is not None:
+        game = record.game(log=log)
+        return GameOutcome(record, game.play(), game.events)
     rng = Rng(seed)
-    dealt = deal(rules, players, rng)
+    dealt = deal(rules, len(agents), rng)
     referee = _Referee(rules, agents, seed, time_limit)
-    if rules.mode == "tactical":
-        hands = []
-        for seat in range(players):
-            view = hand_view(rules, seat, dealt.seats, len(dealt.set_aside))
-            hands.append(tuple(referee.ask(seat, "order_hand", view, view.hand, "hand order")))
-        record = Record(rules, tuple(hands))
-        game: ClassicGame | TacticalGame = TacticalGame(rules, hands, log=log)
-        result = game.play()
-        return GameOutcome(record, result, game.events)
     play_seed = rng.state if rules.random_play else None
-    pickup = referee.pickup if rules.pickup_order == "agent" else None
     classic = ClassicGame(rules, dealt.seats, dealer=dealt.dealer,
                           rng=Rng(play_seed) if play_seed is not None else None,
-                          pickup=pickup, log=log)
+                          pickup=referee.pickup, log=log)
     result = classic.play()
-    decisions = None
-    if pickup is not None:
-        decisions = tuple(tuple(rules.deck.cards_json(d)) for d in classic.decisions)
+    decisions = tuple(tuple(rules.deck.cards_json(d)) for d in classic.decisions)
     record = Record(rules, dealt.seats, dealer=dealt.dealer, decisions=decisions,
                     seed=play_seed)
     return GameOutcome(record, result, classic.events)

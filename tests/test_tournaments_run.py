@@ -114,6 +114,30 @@ def test_one_and_two_workers_give_identical_games(tmp_path):
     assert len(rows_of(one.output_dir)) == 3 * 6 * 2
 
 
+@pytest.mark.parametrize(("rules", "players"), [
+    ({"preset": "tactical"}, 2),
+    ({"preset": "tactical-52", "weakest_beats_ace": True}, 3),
+    ({"preset": "war-52", "pickup_order": "shuffled", "max_rounds": 3000}, 2),
+    ({"preset": "classic-ru", "pickup_to": "won_pile", "refill": "shuffle"}, 3),
+    ({"preset": "classic-ru", "pickup_order": "agent", "max_rounds": 300}, 2),
+])
+def test_batch_and_reference_engines_give_identical_games(tmp_path, rules, players):
+    """The batch core plays a chunk's games in one call; every stored column but the timing
+    is what the reference engine gives, forfeits included."""
+    agents = [A("Strong"), A("Random"), A("Cheating"), A("Weak")]
+    runs = {}
+    for engine in ("batch", "reference"):
+        c = make(tmp_path, engine, agents=agents, rules=rules, players=players, deals=3,
+                 engine=engine, workers=1)
+        run_tournament(c)
+        runs[engine] = rows_of(c.output_dir)
+    assert runs["batch"] == runs["reference"]
+    outcomes = {r[5] for r in runs["batch"]}
+    assert outcomes - {"forfeit"}  # games were played to the end
+    if rules["preset"].startswith("tactical"):  # the cheater forfeits its hand orders
+        assert "forfeit" in outcomes
+
+
 def test_resume_extends_and_refuses_other_tournaments(tmp_path):
     agents = [A("Strong"), A("Random"), A("Weak")]
     part = make(tmp_path, "part", agents=agents, players=3, deals=2, workers=2)

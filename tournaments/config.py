@@ -100,6 +100,10 @@ class TournamentConfig(_Model):
     """The Ray cluster to join (``auto``, ``ray://host:10001``); none starts a local one."""
     time_limit: float | None = Field(None, gt=0)
     """Seconds per decision; an agent over it forfeits the game."""
+    engine: Literal["batch", "reference"] = "batch"
+    """What plays the games once the agents have decided: the compiled batch core (a chunk's
+    games in one call) or the reference engine game by game. Results are identical; classic
+    games with ``pickup_order: agent`` always use the reference engine."""
     hang_timeout: float | None = Field(None, gt=0)
     """Seconds after which a decision still running is killed with its worker (a forfeit).
     Default: ``2 * time_limit + 5`` when there is a time limit, else never."""

@@ -17,12 +17,11 @@ Scoring (docs/tournaments.md, "Points and places"):
 from __future__ import annotations
 
 import json
-import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
-from pyanitsa.agents.game import AgentFailure, play_game
+from pyanitsa.agents.game import AgentFailure, GameOutcome, play_games
 from pyanitsa.agents.protocol import Agent
 from pyanitsa.results import ClassicResult, Result, TacticalResult
 from pyanitsa.rules import Rules
@@ -145,25 +144,44 @@ def forfeit_places(players: int, seat: int) -> tuple[int, ...]:
 # -- playing ----------------------------------------------------------------------------------------
 
 
-def play_row(schedule: Schedule, rules: Rules, agents: Sequence[Agent], key: GameKey, *,
-             time_limit: float | None) -> GameRow:
-    """Play the game ``key`` with ``agents`` (indexed like the tournament's entries)."""
+def play_rows(schedule: Schedule, rules: Rules, agents: Sequence[Agent],
+              keys: Sequence[GameKey], *, time_limit: float | None,
+              engine: Literal["batch", "reference"] = "batch",
+              before: Callable[[int], None] | None = None) -> list[GameRow]:
+    """Play the games ``keys`` with ``agents`` (indexed like the tournament's entries).
+
+    Decisions come first, game by game; then the games are played together by
+    :func:`pyanitsa.agents.game.play_games` (the batch core unless ``engine="reference"``).
+    ``before(i)`` runs before game ``i``'s decisions.
+    """
+    seats = [schedule.seats(key) for key in keys]
+    played = play_games(rules, [[agents[i] for i in s] for s in seats],
+                        [schedule.seed_of(key) for key in keys], time_limit=time_limit,
+                        engine=engine, before=before)
+    rows = []
+    for key, timed in zip(keys, played, strict=True):
+        if isinstance(timed.outcome, AgentFailure):
+            failure = timed.outcome
+            rows.append(forfeit_row(schedule, key, failure.seat, failure.kind, str(failure),
+                                    seconds=timed.seconds))
+        else:
+            rows.append(game_row(schedule, rules, key, timed.outcome, timed.seconds))
+    return rows
+
+
+def game_row(schedule: Schedule, rules: Rules, key: GameKey, outcome: GameOutcome,
+             seconds: float) -> GameRow:
+    """The row of a game played to the end."""
     seats = schedule.seats(key)
-    seed = schedule.seed_of(key)
-    start = time.perf_counter()
-    try:
-        outcome = play_game(rules, [agents[i] for i in seats], seed, time_limit=time_limit)
-    except AgentFailure as failure:
-        return forfeit_row(schedule, key, failure.seat, failure.kind, str(failure),
-                           seconds=time.perf_counter() - start)
     result = outcome.result
     groups = place_groups(result, rules, len(seats))
     places = places_from_groups(groups, len(seats))
     scores = result.scores if isinstance(result, TacticalResult) else None
-    return GameRow(key.pairing, key.deal, key.rotation, seed, seats, result.outcome.value,
-                   points_from_places(places), places, scores, result.rounds, result.showdowns,
-                   None, None, None, json.dumps(result.to_json(), separators=(",", ":")),
-                   outcome.record.dumps(), time.perf_counter() - start)
+    return GameRow(key.pairing, key.deal, key.rotation, schedule.seed_of(key), seats,
+                   result.outcome.value, points_from_places(places), places, scores,
+                   result.rounds, result.showdowns, None, None, None,
+                   json.dumps(result.to_json(), separators=(",", ":")), outcome.record.dumps(),
+                   seconds)
 
 
 def forfeit_row(schedule: Schedule, key: GameKey, seat: int, kind: str, reason: str, *,

@@ -7,6 +7,10 @@ loses at most the chunks in flight. Resuming skips the keys already stored; beca
 game's cards and agent generators come from its key alone, the results are those of an
 uninterrupted run, with any number of workers, on either backend.
 
+Chunks aim at a quarter of a second of play, sized from the games' measured times: scripted
+agents get chunks of hundreds of games (few round trips and commits, big batches for the batch
+core), slow search agents a few games (a killed worker loses little).
+
 Failures:
 
 * An agent that raises, answers illegally or overruns ``time_limit`` forfeits the game
@@ -30,12 +34,19 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from pyanitsa.agents.game import warm_up
 from pyanitsa.agents.specs import make_agent
 from pyanitsa.tournaments.config import TournamentConfig, TournamentConfigError, TournamentError
 from pyanitsa.tournaments.games import GameRow, forfeit_row
 from pyanitsa.tournaments.schedule import GameKey, Schedule
 from pyanitsa.tournaments.stats import Sprt
 from pyanitsa.tournaments.store import Store
+
+FIRST_CHUNK = 16
+"""Games in the first chunks, before any game has been timed."""
+CHUNK_SECONDS = 0.25
+"""The play time a chunk aims at once games have been timed."""
+MAX_CHUNK = 1024
 
 EventSink = Callable[[dict[str, Any]], None]
 
@@ -121,8 +132,10 @@ def run_tournament(config: TournamentConfig, *, resume: bool = False, overwrite:
                    poll: float = 0.25) -> RunResult:
     """Play (or finish) a tournament into ``config.output_dir``; see the module docstring."""
     start = time.perf_counter()
-    config.build_rules()
+    rules = config.build_rules()
     check_agents(config)
+    if config.engine == "batch" and config.backend == "local":
+        warm_up(rules, config.players)  # once here, not once per forked worker
     schedule = Schedule.from_config(config)
     store = Store.create(config.output_dir, config, resume=resume, overwrite=overwrite)
     try:
@@ -161,10 +174,15 @@ class _Run:
         self.played = 0
         remaining = sum(self.unissued[p] for p in self.unissued if not self._stopped(p))
         workers = max(1, min(config.workers, len(self.todo)))
-        target = max(1, min(64, remaining // (workers * 8)))
+        # at least 8 chunks per worker, so the last ones balance; SPRT stops need small chunks
+        self.max_chunk = max(1, min(MAX_CHUNK, remaining // (workers * 8)))
         if config.sprt is not None:
-            target = min(target, 4 * schedule.block_size)
-        self.chunk_games = target
+            self.max_chunk = min(self.max_chunk, 4 * schedule.block_size)
+        self.chunk_games = min(FIRST_CHUNK, self.max_chunk)
+        self.left = remaining
+        """Games not yet handed out (of pairings still running)."""
+        self.timed_games = 0
+        self.timed_seconds = 0.0
         self.workers = workers
         self.bar: Any = None
 
@@ -187,6 +205,7 @@ class _Run:
         test = self.sprt.tests[pairing]
         dropped = self.unissued[pairing]
         self.unissued[pairing] = 0
+        self.left -= dropped
         if self.bar is not None:
             self.bar.total = max(self.bar.n, self.bar.total - dropped)
             self.bar.refresh()
@@ -203,16 +222,31 @@ class _Run:
             if chunk.keys:
                 return chunk
         keys: list[GameKey] = []
-        while self.todo and len(keys) < self.chunk_games:
+        # guided: near the end, chunks shrink so the workers finish together
+        size = min(self.chunk_games, max(1, self.left // (4 * self.workers)))
+        while self.todo and len(keys) < size:
             block = self.todo.popleft()
             pairing = block[0].pairing
             if self._stopped(pairing):
                 continue
             self.unissued[pairing] -= len(block)
+            self.left -= len(block)
             keys.extend(block)
         return Chunk(next(self.chunk_ids), keys) if keys else None
 
+    def _resize_chunks(self, rows: list[tuple[Any, ...]]) -> None:
+        """Aim chunks at CHUNK_SECONDS of play from the games' measured times: fast agents get
+        big chunks (fewer round trips and database commits), slow ones small (a killed worker
+        loses less)."""
+        self.timed_games += len(rows)
+        self.timed_seconds += sum(float(r[-1]) for r in rows)
+        per_game = self.timed_seconds / self.timed_games
+        want = int(CHUNK_SECONDS / per_game) if per_game > 0 else self.max_chunk
+        self.chunk_games = max(1, min(self.max_chunk, want))
+
     def _store(self, rows: list[tuple[Any, ...]]) -> None:
+        if rows:
+            self._resize_chunks(rows)
         new = self.store.add_sql(rows)
         self.played += new
         if self.bar is not None:

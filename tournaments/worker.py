@@ -18,7 +18,7 @@ from pyanitsa.agents.protocol import Agent
 from pyanitsa.agents.specs import make_agent
 from pyanitsa.cards import Card
 from pyanitsa.tournaments.config import TournamentConfig
-from pyanitsa.tournaments.games import play_row
+from pyanitsa.tournaments.games import play_rows
 from pyanitsa.tournaments.schedule import GameKey, Schedule
 
 
@@ -92,14 +92,14 @@ class WorkerContext:
         self.schedule = Schedule.from_config(config)
         self.rules = config.build_rules()
         self.time_limit = config.time_limit
+        self.engine = config.engine
         self.agents = [TrackedAgent(make_agent(a.spec), self.status) for a in config.agents]
 
     def play(self, chunk: int, keys: Sequence[GameKey]) -> list[tuple[Any, ...]]:
-        """Play the games of a chunk; rows in database form."""
-        rows = []
-        for position, key in enumerate(keys):
-            self.status.game(chunk, position)
-            rows.append(play_row(self.schedule, self.rules, self.agents, GameKey(*key),
-                                 time_limit=self.time_limit).to_sql())
+        """Play the games of a chunk (decisions game by game, then the games together on the
+        batch core); rows in database form."""
+        rows = play_rows(self.schedule, self.rules, self.agents, [GameKey(*k) for k in keys],
+                         time_limit=self.time_limit, engine=self.engine,
+                         before=lambda position: self.status.game(chunk, position))
         self.status.game(-1, -1)
-        return rows
+        return [row.to_sql() for row in rows]

@@ -80,6 +80,10 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
+AGENT_CHUNK = 256
+"""Games per batch-core call when agents play."""
+
+
 def simulate_agents(rules: Rules, specs: list[str], games: int, seed: int):
     """Game ``i`` dealt from ``derive_seed(seed, i)`` and played by the named agents."""
     import time
@@ -90,7 +94,7 @@ def simulate_agents(rules: Rules, specs: list[str], games: int, seed: int):
     from pyanitsa.batch.api import CAPPED, CYCLE, DRAW, WIN, Simulation
 
     agents = [hook("make_agent")(s) for s in specs]
-    play = hook("play_agents")
+    play_games = hook("play_games")
     players = len(agents)
     rounds = np.zeros(games, np.int64)
     showdowns = np.zeros(games, np.int64)
@@ -101,18 +105,26 @@ def simulate_agents(rules: Rules, specs: list[str], games: int, seed: int):
     codes = {Termination.WIN: WIN, Termination.DRAW: DRAW, Termination.CYCLE: CYCLE,
              Termination.CAPPED: CAPPED}
     start = time.perf_counter()
-    for i in tqdm(range(games), unit="game", leave=False, dynamic_ncols=True):
-        result = play(rules, agents, derive_seed(seed, i)).result
-        rounds[i], showdowns[i] = result.rounds, result.showdowns
-        if isinstance(result, ClassicResult):
-            outcome[i] = codes[result.outcome]
-            winner[i] = -1 if result.winner is None else result.winner
-        else:
-            assert scores is not None and winners is not None
-            scores[i] = result.scores
-            winners[i, list(result.winners)] = True
-            outcome[i] = 0 if len(result.winners) == 1 else 1
-            winner[i] = result.winners[0] if len(result.winners) == 1 else -1
+    with tqdm(total=games, unit="game", leave=False, dynamic_ncols=True) as bar:
+        # the agents decide game by game; the batch core plays a chunk's games in one call
+        for first in range(0, games, AGENT_CHUNK):
+            idx = range(first, min(games, first + AGENT_CHUNK))
+            played = play_games(rules, [agents] * len(idx), [derive_seed(seed, i) for i in idx])
+            for i, timed in zip(idx, played, strict=True):
+                if isinstance(timed.outcome, Exception):
+                    raise timed.outcome
+                result = timed.outcome.result
+                rounds[i], showdowns[i] = result.rounds, result.showdowns
+                if isinstance(result, ClassicResult):
+                    outcome[i] = codes[result.outcome]
+                    winner[i] = -1 if result.winner is None else result.winner
+                else:
+                    assert scores is not None and winners is not None
+                    scores[i] = result.scores
+                    winners[i, list(result.winners)] = True
+                    outcome[i] = 0 if len(result.winners) == 1 else 1
+                    winner[i] = result.winners[0] if len(result.winners) == 1 else -1
+            bar.update(len(idx))
     return Simulation(rules, players, seed, rounds, showdowns, outcome, winner, scores=scores,
                       winners=winners, seconds=time.perf_counter() - start,
                       extra={"agents": specs})
