@@ -66,10 +66,10 @@ class GameTooLargeError(PyanitsaError):
 def payoff_matrix(rules: Rules, rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
     """``out[i, j]`` = seat 0's score minus seat 1's when seat 0 plays ``rows[i]`` and seat 1
     ``cols[j]`` (rank orders; ``int16``)."""
-    cmp = kernels.cmp_table(rank_table(rules))
+    pair = kernels.pair_judge(rank_table(rules))
     rows = np.ascontiguousarray(rows, np.int8)
     cols = np.ascontiguousarray(cols, np.int8)
-    return kernels.margin_matrix2(rows, rows.shape[1], cols, cols.shape[1], cmp)
+    return kernels.margin_matrix2(rows, rows.shape[1], cols, cols.shape[1], *pair)
 
 
 def zero_sum_payoff(margin: np.ndarray, objective: str, misere: bool) -> np.ndarray:
@@ -192,9 +192,8 @@ def warm_up() -> float:
     import scipy.optimize  # noqa: F401
 
     one = np.zeros((1, 1), np.int8)
-    cmp = np.zeros((1, 1), np.int8)
-    kernels.margin_matrix2(one, 1, one, 1, cmp)
-    kernels.scores2(one, 1, one, 1, cmp)
+    kernels.margin_matrix2(one, 1, one, 1, 0, 0, 0)
+    kernels.scores2(one, 1, one, 1, 0, 0, 0)
     kernels.distinct_orders([0])
     solve_lp(np.zeros((1, 1)))
     return time.perf_counter() - start
@@ -242,9 +241,9 @@ def expected_scores(rules: Rules, a: np.ndarray, x: np.ndarray, b: np.ndarray,
     ib = np.flatnonzero(y > 0)
     rows = np.repeat(a[ia], len(ib), axis=0)
     cols = np.tile(b[ib], (len(ia), 1))
-    cmp = kernels.cmp_table(rank_table(rules))
+    pair = kernels.pair_judge(rank_table(rules))
     s0, s1 = kernels.scores2(np.ascontiguousarray(rows), a.shape[1],
-                             np.ascontiguousarray(cols), b.shape[1], cmp)
+                             np.ascontiguousarray(cols), b.shape[1], *pair)
     w = np.outer(x[ia], y[ib]).ravel()
     return float(w @ s0), float(w @ s1)
 

@@ -7,10 +7,13 @@ They give exactly :class:`pyanitsa.tactical.TacticalGame`'s scores, which
 ``tests/test_agents_search.py`` checks on thousands of random hands, ties, splits, void cycles,
 ``weakest_beats_ace`` and misère included.
 
-Two players never meet a cycle (it takes three contenders), so their kernels use a table
-``cmp[a, b]``: +1 if rank ``a`` beats rank ``b``, -1 if it loses, 0 for a tie. Three or more
-players go through the batch core's :func:`pyanitsa.batch.tactical.play_hands` (the showdown
-of RULES.md §1; rank indices order cards exactly as the core's strengths do).
+Games are played by the batch core: :func:`pyanitsa.batch.tactical.play_pair` for two players
+and :func:`pyanitsa.batch.tactical.play_hands` for more (the showdown of RULES.md §1; rank
+indices order cards exactly as the core's strengths do). What is left here is search: scoring
+candidates against samples, and the two-player local search, which resumes games from cached
+prefixes (a neighbour replays only the showdowns its change can reach). That one compares
+through a table ``cmp[a, b]``: +1 if rank ``a`` beats rank ``b``, -1 if it loses, 0 for a tie
+(two players never meet a cycle: it takes three contenders).
 
 What a game is worth to "me" (seat 0 of the kernel) is ``cw * win + cm * margin + cs * score``:
 ``win`` is my share of the win (1, 1/k when k seats share it, else 0), ``margin`` my score minus
@@ -28,7 +31,7 @@ import numpy as np
 from numba import njit, prange
 
 from pyanitsa.batch.enumerate import next_permutation
-from pyanitsa.batch.tactical import N_TRESULT, T_REMOVED, play_hands
+from pyanitsa.batch.tactical import N_TRESULT, T_REMOVED, play_hands, play_pair
 from pyanitsa.ranks import RankTable
 
 PMAX = 8
@@ -44,6 +47,11 @@ def cmp_table(table: RankTable) -> np.ndarray:
     return out
 
 
+def pair_judge(table: RankTable) -> tuple[int, int, int]:
+    """``(special, weakest, ace)`` for the batch core's two-player game."""
+    return int(table.special), table.weakest, table.ace
+
+
 def judge_params(table: RankTable, cycle_rule: str) -> tuple[int, int, int, int]:
     """``(special, weakest, ace, weakest_wins)`` for the batch core's showdown."""
     return (int(table.special), table.weakest, table.ace, int(cycle_rule == "weakest_wins"))
@@ -52,35 +60,8 @@ def judge_params(table: RankTable, cycle_rule: str) -> tuple[int, int, int, int]
 # -- two players -----------------------------------------------------------------------------
 
 
-@njit(cache=True, inline="always")
-def play2(a, na, b, nb, cmp):
-    """Play rank orders ``a[:na]`` (seat 0) against ``b[:nb]`` (seat 1): ``(s0, s1)``."""
-    i = 0
-    j = 0
-    s0 = 0
-    s1 = 0
-    while i < na and j < nb:
-        pot = 0
-        while True:
-            c = cmp[a[i], b[j]]
-            i += 1
-            j += 1
-            pot += 2
-            if c > 0:
-                s0 += pot
-                break
-            if c < 0:
-                s1 += pot
-                break
-            if i >= na or j >= nb:  # tied, and a tied player has no card: split (pot is even)
-                s0 += pot >> 1
-                s1 += pot >> 1
-                break
-    return s0 + na - i, s1 + nb - j
-
-
 @njit(cache=True, parallel=True)
-def margin_matrix2(rows, row_len, cols, col_len, cmp):
+def margin_matrix2(rows, row_len, cols, col_len, special, weakest, ace):
     """``out[i, j]`` = seat 0's score minus seat 1's when ``rows[i]`` meets ``cols[j]``."""
     k = rows.shape[0]
     m = cols.shape[0]
@@ -88,19 +69,20 @@ def margin_matrix2(rows, row_len, cols, col_len, cmp):
     for i in prange(k):
         a = rows[i]
         for j in range(m):
-            s0, s1 = play2(a, row_len, cols[j], col_len, cmp)
+            s0, s1, _, _, _ = play_pair(a, cols[j], row_len, col_len, special, weakest, ace)
             out[i, j] = s0 - s1
     return out
 
 
 @njit(cache=True)
-def scores2(rows, row_len, cols, col_len, cmp):
+def scores2(rows, row_len, cols, col_len, special, weakest, ace):
     """``(s0[i], s1[i])`` of ``rows[i]`` against ``cols[i]``, pair by pair."""
     n = rows.shape[0]
     s0 = np.empty(n, np.int64)
     s1 = np.empty(n, np.int64)
     for i in range(n):
-        s0[i], s1[i] = play2(rows[i], row_len, cols[i], col_len, cmp)
+        s0[i], s1[i], _, _, _ = play_pair(rows[i], cols[i], row_len, col_len, special, weakest,
+                                          ace)
     return s0, s1
 
 
@@ -122,7 +104,7 @@ def _value2(s0, s1, misere, cw, cm, cs):
 
 
 @njit(cache=True)
-def evaluate2(cands, n, opp, m, weights, cmp, misere, cw, cm, cs):
+def evaluate2(cands, n, opp, m, weights, special, weakest, ace, misere, cw, cm, cs):
     """Weighted mean value of each candidate order ``cands[k, :n]`` over the opponent orders
     ``opp[s, :m]`` (weights sum to 1)."""
     k = cands.shape[0]
@@ -131,7 +113,7 @@ def evaluate2(cands, n, opp, m, weights, cmp, misere, cw, cm, cs):
         a = cands[c]
         total = 0.0
         for s in range(opp.shape[0]):
-            s0, s1 = play2(a, n, opp[s], m, cmp)
+            s0, s1, _, _, _ = play_pair(a, opp[s], n, m, special, weakest, ace)
             total += weights[s] * _value2(s0, s1, misere, cw, cm, cs)
         out[c] = total
     return out

@@ -299,6 +299,7 @@ class OrderSearch:
         self.cw, self.cm, self.cs = OBJECTIVES[objective]
         self.two = opp.shape[1] == 1
         self.cmp = kernels.cmp_table(table)
+        self.pair = kernels.pair_judge(table)
         self.judge = kernels.judge_params(table, rules.cycle_rule)
         self.deadline = deadline
         self.evaluations = 0
@@ -320,7 +321,7 @@ class OrderSearch:
         self.evaluations += len(cands) * len(self.weights)
         if self.two:
             return kernels.evaluate2(cands, self.n, self.opp[:, 0], int(self.lens[0, 0]),
-                                     self.weights, self.cmp, self.misere, self.cw, self.cm,
+                                     self.weights, *self.pair, self.misere, self.cw, self.cm,
                                      self.cs)
         return kernels.evaluate_many(cands, self.n, self.opp, self.lens, self.weights,
                                      *self.judge, self.misere, self.cw, self.cm, self.cs)

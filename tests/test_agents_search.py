@@ -60,8 +60,8 @@ def test_kernels_match_the_reference_engine_on_random_hands() -> None:
         assert tuple(scores[0]) == result.scores, (rules, hands)
         assert removed[0] == result.removed
         if players == 2:
-            cmp = kernels.cmp_table(table)
-            s0, s1 = kernels.scores2(arr[:, 0], lens[0], arr[:, 1], lens[1], cmp)
+            s0, s1 = kernels.scores2(arr[:, 0], lens[0], arr[:, 1], lens[1],
+                                     *kernels.pair_judge(table))
             assert (int(s0[0]), int(s1[0])) == result.scores, (rules, hands)
         ends = {e.end for e in game.events or []}
         kinds["split"] += "split" in ends
@@ -96,7 +96,8 @@ def test_candidate_scoring_kernels_agree() -> None:
         nbs = search.neighbours(cur)
         if len(nbs) == 0:
             continue
-        v2 = kernels.evaluate2(nbs, n, opp, m, w, cmp, rules.misere, 1.0, 1e-4, 0.0)
+        pair = kernels.pair_judge(table)
+        v2 = kernels.evaluate2(nbs, n, opp, m, w, *pair, rules.misere, 1.0, 1e-4, 0.0)
         vm = kernels.evaluate_many(nbs, n, opp[:, None, :], lens, w,
                                    *kernels.judge_params(table, rules.cycle_rule),
                                    rules.misere, 1.0, 1e-4, 0.0)
@@ -105,7 +106,8 @@ def test_candidate_scoring_kernels_agree() -> None:
                                                      1.0, 1e-4, 0.0)
         assert count >= 1
         assert value == pytest.approx(v2.max(), abs=1e-12)
-        again = kernels.evaluate2(best[None], n, opp, m, w, cmp, rules.misere, 1.0, 1e-4, 0.0)
+        again = kernels.evaluate2(best[None], n, opp, m, w, *pair, rules.misere, 1.0, 1e-4,
+                                  0.0)
         assert again[0] == pytest.approx(value, abs=1e-12)
 
 
