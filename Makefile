@@ -29,6 +29,7 @@ demo: install
 bench: install
 	$(PY) benchmarks/run.py
 	$(PY) benchmarks/envs_bench.py
+	$(PY) benchmarks/rollouts_bench.py
 	$(PY) benchmarks/tournament_bench.py
 
 clean:

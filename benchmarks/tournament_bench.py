@@ -10,6 +10,8 @@ starting, agents built, games played and scored, each finished chunk written to 
 Reports are not included. Each worker count runs ``--repeats`` times into fresh folders; the
 table gives the median wall time, and the CPU time of the parent and of the worker processes
 (which shows how much of the work parallelises when the machine is busy with other jobs).
+A last row plays the same tournament on one worker with ``engine: reference`` (every game on
+the reference engine instead of the batch core), for comparison.
 """
 
 from __future__ import annotations
@@ -44,14 +46,14 @@ def _cpu(who: int) -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-def measure(workers: int, deals: int, repeats: int) -> dict[str, Any]:
+def measure(workers: int, deals: int, repeats: int, engine: str = "batch") -> dict[str, Any]:
     times, parent, children = [], [], []
     games = 0
     for r in range(repeats):
         with tempfile.TemporaryDirectory(prefix="pyanitsa-bench-") as tmp:
             config = parse_config({"name": "bench", "agents": AGENTS, "rules": "tactical",
                                    "deals": deals, "seed": 100 + r, "workers": workers,
-                                   "bootstrap": 0, "output": tmp})
+                                   "engine": engine, "bootstrap": 0, "output": tmp})
             cpu0 = _cpu(resource.RUSAGE_SELF), _cpu(resource.RUSAGE_CHILDREN)
             start = time.perf_counter()
             result = run_tournament(config)
@@ -60,7 +62,7 @@ def measure(workers: int, deals: int, repeats: int) -> dict[str, Any]:
             children.append(_cpu(resource.RUSAGE_CHILDREN) - cpu0[1])
             games = result.played
     median = statistics.median(times)
-    return {"workers": workers, "games": games, "median_seconds": median,
+    return {"workers": workers, "engine": engine, "games": games, "median_seconds": median,
             "games_per_s": games / median, "times": times,
             "parent_cpu_seconds": statistics.median(parent),
             "worker_cpu_seconds": statistics.median(children)}
@@ -86,6 +88,7 @@ def main(argv: list[str] | None = None) -> int:
     info = machine()
     runs = [measure(w, deals, repeats) for w in (1, 2)]
     speedup = runs[1]["games_per_s"] / runs[0]["games_per_s"]
+    runs.append(measure(1, deals, repeats, engine="reference"))
     if args.json:
         print(json.dumps({"machine": info, "deals": deals, "runs": runs,
                           "speedup_2_over_1": speedup}))
@@ -95,10 +98,10 @@ def main(argv: list[str] | None = None) -> int:
     print(f"machine: {info['cpus']} CPUs, load {info['load_average']:.2f}, "
           f"Python {info['python']}, commit {info['commit']}")
     print()
-    print("| workers | games | median time | games/s | parent CPU | workers' CPU |")
-    print("|---:|---:|---:|---:|---:|---:|")
+    print("| workers | engine | games | median time | games/s | parent CPU | workers' CPU |")
+    print("|---:|---|---:|---:|---:|---:|---:|")
     for r in runs:
-        print(f"| {r['workers']} | {r['games']:,} | {r['median_seconds']:.2f} s | "
+        print(f"| {r['workers']} | {r['engine']} | {r['games']:,} | {r['median_seconds']:.2f} s | "
               f"{r['games_per_s']:,.0f} | {r['parent_cpu_seconds']:.2f} s | "
               f"{r['worker_cpu_seconds']:.2f} s |")
     print()

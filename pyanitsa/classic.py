@@ -80,6 +80,21 @@ class ClassicPosition:
             raise InvalidPositionError(f"rounds/showdowns: {self.rounds}/{self.showdowns} must "
                                        "be >= 0")
         size = rules.deck.size
+        held = [c for group in (self.stacks, self.piles) for cards in group for c in cards]
+        if len(set(held)) != len(held) or (held and not 0 <= min(held) <= max(held) < size):
+            self._name_bad_card(rules)  # the fast check failed: find what to name
+        for s in self.eliminated:
+            if not 0 <= s < p or self.stacks[s] or self.piles[s]:
+                raise InvalidPositionError(f"eliminated: seat {s} is not a seat without cards")
+        if len(set(self.eliminated)) != len(self.eliminated):
+            raise InvalidPositionError(f"eliminated: {list(self.eliminated)} repeats a seat")
+        if rules.random_play and self.seed is None:
+            raise InvalidPositionError(f"seed: missing; rules with pickup_order="
+                                       f"{rules.pickup_order}, refill={rules.refill} shuffle "
+                                       "during play")
+
+    def _name_bad_card(self, rules: Rules) -> None:
+        size = rules.deck.size
         seen: set[int] = set()
         for where, group in (("stacks", self.stacks), ("piles", self.piles)):
             for seat, cards in enumerate(group):
@@ -91,15 +106,6 @@ class ClassicPosition:
                         raise InvalidPositionError(f"{where}: card "
                                                    f"{rules.deck.card_name(c)} is held twice")
                     seen.add(c)
-        for s in self.eliminated:
-            if not 0 <= s < p or self.stacks[s] or self.piles[s]:
-                raise InvalidPositionError(f"eliminated: seat {s} is not a seat without cards")
-        if len(set(self.eliminated)) != len(self.eliminated):
-            raise InvalidPositionError(f"eliminated: {list(self.eliminated)} repeats a seat")
-        if rules.random_play and self.seed is None:
-            raise InvalidPositionError(f"seed: missing; rules with pickup_order="
-                                       f"{rules.pickup_order}, refill={rules.refill} shuffle "
-                                       "during play")
 
 
 PickupAgent = Callable[[PickupRequest], Sequence[Card]]

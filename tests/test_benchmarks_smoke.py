@@ -47,3 +47,17 @@ def test_table_output(bench, capsys):
                        "--no-c"]) == 0
     out = capsys.readouterr().out
     assert "tactical-36" in out and "games/s" in out
+
+
+def test_rollouts_bench_quick_json(capsys):
+    """The rollouts benchmark runs and its batch and reference rollouts agree (it exits
+    otherwise)."""
+    path = RUN_PY.parent / "rollouts_bench.py"
+    spec = importlib.util.spec_from_file_location("pyanitsa_benchmarks_rollouts", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    assert module.main(["--quick", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert {r["workload"] for r in out["rows"]} == set(module.WORKLOADS)
+    for r in out["rows"]:
+        assert r["positions"] == 2000 and r["rollouts_per_s"] > 0 and r["mean_rounds"] > 0

@@ -307,5 +307,6 @@ def test_tournament_bench_quick_json(capsys):
     spec.loader.exec_module(bench)
     assert bench.main(["--quick", "--json", "--deals", "2"]) == 0
     report = json.loads(capsys.readouterr().out)
-    assert [r["workers"] for r in report["runs"]] == [1, 2]
+    assert [(r["workers"], r["engine"]) for r in report["runs"]] == [
+        (1, "batch"), (2, "batch"), (1, "reference")]
     assert all(r["games"] == 28 * 10 * 2 and r["games_per_s"] > 0 for r in report["runs"])

@@ -160,29 +160,25 @@ def play_positions(rules: Rules, positions: Sequence[ClassicPosition], *,
     pinit = np.zeros((games, width, cap), dtype=np.uint8)
     ilen = np.zeros((games, width), dtype=np.int64)
     plen = np.zeros((games, width), dtype=np.int64)
-    starts = np.zeros((games, _classic.N_START), dtype=np.int64)
-    stops = np.zeros(games, dtype=np.int64)
-    seeds = np.zeros(games, dtype=np.uint64)
+    pad = [-1] * _classic.PMAX
+    flat: list[int] = []
+    start_rows = []
     for i, pos in enumerate(positions):
-        for s in range(pos.players):
-            stack, pile = pos.stacks[s], pos.piles[s]
-            ilen[i, s] = len(stack)
-            plen[i, s] = len(pile)
-            if stack:
-                init[i, s, :len(stack)] = table[np.fromiter(stack, np.int64, len(stack))]
-            if pile:
-                pinit[i, s, :len(pile)] = table[np.fromiter(pile, np.int64, len(pile))]
-        st = starts[i]
-        st[_classic.ST_LEADER] = pos.leader
-        st[_classic.ST_ROUNDS] = pos.rounds
-        st[_classic.ST_SHOWDOWNS] = pos.showdowns
-        st[_classic.ST_NELIM] = len(pos.eliminated)
-        st[_classic.ST_ELIM:_classic.ST_ELIM + len(pos.eliminated)] = pos.eliminated
-        stop = rules.max_rounds
-        if horizon is not None:
-            stop = min(stop, pos.rounds + horizon)
-        stops[i] = stop
-        seeds[i] = (pos.seed or 0) & MASK64
+        p = pos.players
+        ilen[i, :p] = [len(x) for x in pos.stacks]
+        plen[i, :p] = [len(x) for x in pos.piles]
+        for stack, pile in zip(pos.stacks, pos.piles, strict=True):
+            flat += stack
+            flat += pile
+        # the layout of a start vector (ST_LEADER, ST_ROUNDS, ST_SHOWDOWNS, ST_NELIM, ST_ELIM)
+        start_rows.append([pos.leader, pos.rounds, pos.showdowns, len(pos.eliminated),
+                           *pos.eliminated, *pad[len(pos.eliminated):]])
+    starts = np.array(start_rows, dtype=np.int64).reshape(games, _classic.N_START)
+    stops = np.full(games, rules.max_rounds, dtype=np.int64)
+    if horizon is not None:
+        stops = np.minimum(stops, starts[:, _classic.ST_ROUNDS] + horizon)
+    seeds = np.array([(pos.seed or 0) & MASK64 for pos in positions], dtype=np.uint64)
+    _classic.fill_positions(table[np.asarray(flat, dtype=np.int64)], ilen, plen, init, pinit)
     out, elim, counts = _classic.play_positions(prm, players, init, ilen, pinit, plen, starts,
                                                 stops, seeds, cap)
     outcome = out[:, _enc.R_OUTCOME].copy()

@@ -601,6 +601,21 @@ def play_stacks(prm, players, init, ilen, dealers, seeds, cap):
 
 
 @njit(cache=True)
+def fill_positions(flat, ilen, plen, init, pinit):
+    """Spread ``flat`` (every position's stacks and piles, seat by seat, stack before pile)
+    into ``init`` and ``pinit`` by the lengths ``ilen`` and ``plen``."""
+    k = 0
+    for g in range(ilen.shape[0]):
+        for s in range(ilen.shape[1]):
+            for i in range(ilen[g, s]):
+                init[g, s, i] = flat[k]
+                k += 1
+            for i in range(plen[g, s]):
+                pinit[g, s, i] = flat[k]
+                k += 1
+
+
+@njit(cache=True)
 def play_positions(prm, players, init, ilen, pinit, plen, starts, stops, seeds, cap):
     """Continue games from positions between rounds: stacks ``init[G, P, n]`` (top first) and
     won piles ``pinit[G, P, n]`` as strengths with lengths ``ilen``/``plen[G, P]``, start
