@@ -226,9 +226,17 @@ def random_position(rnd: random.Random):
 
 
 def test_positions_parity() -> None:
-    rnd = random.Random(4242)
+    check_positions(random.Random(4242), 2500)
+
+
+@pytest.mark.slow
+def test_positions_parity_many() -> None:
+    check_positions(random.Random(777), 25000)
+
+
+def check_positions(rnd: random.Random, count: int) -> None:
     cases = [(*random_position(rnd), rnd.choice([None, 0, 1, 2, 7, 30, 60, 400]))
-             for _ in range(2500)]
+             for _ in range(count)]
     kinds = set()
     for rules, pos, horizon in cases:
         got = batch.play_positions(rules, [pos], horizon=horizon)
