@@ -7,7 +7,7 @@
 Sections:
 
 * ``h2h``: the candidate (default ``mc_search`` at its default budget) against every scripted
-  heuristic in two-player tactical 36. Deal ``i`` is played twice with ``agents.game.play_game``
+  heuristic in two-player tactical 36. Deal ``i`` is played twice with ``agents.game.play_games``
   and game seed ``derive_seed(seed, i)``: candidate in seat 0, then in seat 1 (the same hands,
   seats swapped; each seat's agent rng is ``seat_rng(game_seed, seat)``). A game scores 1 for a
   sole win, 1/2 for a shared win, 0 for a loss; a *pair* scores the mean of its two games, and
@@ -50,7 +50,8 @@ REPO_ROOT = Path(__file__).resolve().parents[1]
 import numpy as np  # noqa: E402
 
 from pyanitsa import Rng, deal, derive_seed, preset  # noqa: E402
-from pyanitsa.agents import make_agent, play_game  # noqa: E402
+from pyanitsa.agents import make_agent  # noqa: E402
+from pyanitsa.agents.game import play_games  # noqa: E402
 from pyanitsa.rules import Rules  # noqa: E402
 
 HEURISTICS = ("random", "ascending", "descending", "strongest_first", "strongest_last",
@@ -102,12 +103,16 @@ def play_pairs(job: tuple[str, str, str, dict, int, int, int]) -> dict[str, Any]
 
         warm = deal(rules, 2, Rng(derive_seed(seed, 10**9)))
         me.agent.order_hand(hand_view(rules, 0, warm.seats, 0), np.random.default_rng(0))
-    pairs = []
-    for i in range(first, first + count):
-        game_seed = derive_seed(seed, i)
-        a = play_game(rules, [me, other], game_seed).result
-        b = play_game(rules, [other, me], game_seed).result
-        pairs.append((game_points(a, 0) + game_points(b, 1)) / 2)
+    seeds = [derive_seed(seed, i) for i in range(first, first + count) for _ in (0, 1)]
+    seatings = [[me, other], [other, me]] * count
+    played = play_games(rules, seatings, seeds)  # decisions, then the batch core
+    results = []
+    for timed in played:
+        if isinstance(timed.outcome, Exception):
+            raise timed.outcome
+        results.append(timed.outcome.result)
+    pairs = [(game_points(results[2 * k], 0) + game_points(results[2 * k + 1], 1)) / 2
+             for k in range(count)]
     return {"pairs": pairs, "times": me.times, "cpu": me.cpu}
 
 

@@ -19,7 +19,9 @@ import argparse
 import math
 import time
 
-from pyanitsa.agents import make_agent, play_game
+from pyanitsa.agents import make_agent
+from pyanitsa.agents.game import play_games
+from pyanitsa.hooks import split_specs
 from pyanitsa.rng import derive_seed
 from pyanitsa.rules import Rules, preset
 
@@ -29,28 +31,26 @@ CLASSIC = ("random,pickup_table,pickup_winner_first,pickup_loser_first,pickup_hi
            "pickup_low_first,pickup_natural,pickup_tie_aware,pickup_strong_ties")
 
 
-def split_specs(text: str) -> list[str]:
-    out, depth, start = [], 0, 0
-    for i, ch in enumerate(text):
-        depth += (ch == "(") - (ch == ")")
-        if ch == "," and depth == 0:
-            out.append(text[start:i].strip())
-            start = i + 1
-    return out + [text[start:].strip()]
-
-
 def duel(rules: Rules, spec: str, opponent: str, deals: int, seed: int,
          players: int = 2) -> tuple[float, float, float]:
     """(mean score per deal, its 95% half-width, mean margin or length) of ``spec``."""
     me, other = make_agent(spec), make_agent(opponent)
-    per_deal, extra = [], []
+    seeds, seatings = [], []
     for i in range(deals):
-        game_seed = derive_seed(seed, i)
-        total = 0.0
         for seat in range(players):
             agents = [other] * players
             agents[seat] = me
-            result = play_game(rules, agents, game_seed).result
+            seeds.append(derive_seed(seed, i))
+            seatings.append(agents)
+    played = play_games(rules, seatings, seeds)  # decisions, then the batch core
+    per_deal, extra = [], []
+    for i in range(deals):
+        total = 0.0
+        for seat in range(players):
+            outcome = played[i * players + seat].outcome
+            if isinstance(outcome, Exception):
+                raise outcome
+            result = outcome.result
             if seat in result.winners:
                 total += 1.0 / len(result.winners)
             if rules.mode == "tactical":
