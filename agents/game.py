@@ -21,7 +21,7 @@ from typing import Literal
 
 import numpy as np
 
-from pyanitsa.agents.protocol import Agent, hand_view, pickup_view
+from pyanitsa.agents.protocol import Agent, HandView, PickupView, hand_view, pickup_view
 from pyanitsa.cards import Card, Seat
 from pyanitsa.classic import ClassicGame, PickupRequest
 from pyanitsa.dealing import deal
@@ -186,18 +186,23 @@ def warm_up(rules: Rules, players: int) -> None:
 
     A tournament does this in its parent before forking workers, which then share the loaded
     code instead of each paying for it (a few tenths of a second each, or the whole compile)."""
-    if rules.mode == "classic" and rules.pickup_order == "agent":
-        return
-    from pyanitsa.batch import play_records
+    record = prepare_game(rules, [_AsDealt()] * players, 0)
+    if record is not None:
+        from pyanitsa.batch import play_records
 
-    rng = Rng(0)
-    dealt = deal(rules, players, rng)
-    if rules.mode == "tactical":
-        record = Record(rules, dealt.seats)
-    else:
-        record = Record(rules, dealt.seats, dealer=dealt.dealer,
-                        seed=rng.state if rules.random_play else None)
-    play_records([record])
+        play_records([record])
+
+
+class _AsDealt:
+    """Plays a hand in the order dealt (for :func:`warm_up`, which needs any legal game)."""
+
+    name = "as_dealt"
+
+    def order_hand(self, view: HandView, rng: np.random.Generator) -> Sequence[Card]:
+        return view.hand
+
+    def order_pickup(self, view: PickupView, rng: np.random.Generator) -> Sequence[Card]:
+        return view.cards
 
 
 def play_game(rules: Rules, agents: Sequence[Agent], seed: int, *, log: bool = False,
