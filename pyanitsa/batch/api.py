@@ -123,7 +123,8 @@ class ClassicBatch:
     """Rounds played in all, counting those before the position."""
     showdowns: np.ndarray
     counts: np.ndarray
-    """``[G, P]`` cards each seat holds at the end (stack and won pile)."""
+    """``[G, P]`` cards each seat holds at the end (stack and won pile); ``P`` is the most
+    seats of any position, with zeros past a game's own seats."""
     rows: np.ndarray = field(repr=False)
     eliminated: np.ndarray = field(repr=False)
 
