@@ -399,3 +399,25 @@ def test_agents_benchmark_smoke(capsys: pytest.CaptureFixture[str]) -> None:
     row = report["h2h"]["rows"][0]
     assert row["pairs"] == 2 and row["decisions"] == 4 and 0 <= row["score"] <= 1
     assert {r["agent"] for r in report["exploit"]} >= {"descending", "equilibrium", "mc_search"}
+
+
+def test_pickup_time_budget_stops_the_rollouts() -> None:
+    """With ``budget_ms`` the rollouts run one world per batch call and stop when time is up;
+    the answer is still a legal order of the table."""
+    import time
+
+    rules = preset("classic-ru", pickup_order="agent", deck="36")
+    views = [v for v in _pickup_views(rules, 2, 3, 200) if len(set(v.cards)) > 2]
+    agent = MCSearch(pickup_rollouts=1_000_000, budget_ms=20.0)
+    rng = np.random.default_rng(0)
+    searched = 0
+    for view in views[:3]:
+        start = time.perf_counter()
+        order = agent.order_pickup(view, rng)
+        assert time.perf_counter() - start < 2.0
+        assert sorted(order) == sorted(view.cards)
+        info = agent.last_info
+        if info["stopped"] != "trivial":
+            assert info["stopped"] == "budget" and 1 <= info["rollouts"] < 1_000_000
+            searched += 1
+    assert searched >= 1
