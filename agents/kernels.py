@@ -31,7 +31,7 @@ import numpy as np
 from numba import njit, prange
 
 from pyanitsa.batch.enumerate import next_permutation
-from pyanitsa.batch.tactical import N_TRESULT, T_REMOVED, play_hands, play_pair
+from pyanitsa.batch.tactical import N_TRESULT, T_REMOVED, hand_scratch, play_hands, play_pair
 from pyanitsa.ranks import RankTable
 
 PMAX = 8
@@ -157,12 +157,7 @@ def evaluate_many(cands, n, opp, lens, weights, special, weakest, ace, wwins, mi
     scores = np.zeros((1, PMAX), np.int64)
     wins = np.zeros((1, PMAX), np.bool_)
     res = np.zeros((1, N_TRESULT), np.int64)
-    nxt = np.zeros(PMAX, np.int64)
-    played = np.zeros(PMAX, np.int64)
-    cont = np.zeros(PMAX, np.int64)
-    faces = np.zeros(PMAX, np.int8)
-    idx = np.zeros(PMAX, np.int64)
-    holders = np.zeros(PMAX, np.int64)
+    nxt, played, cont, faces, idx, holders = hand_scratch(hands)
     out = np.zeros(k, np.float64)
     hl[0] = n
     for c in range(k):
@@ -190,12 +185,7 @@ def scores_many(hands, lens, special, weakest, ace, wwins):
     scores = np.zeros((1, PMAX), np.int64)
     wins = np.zeros((1, PMAX), np.bool_)
     res = np.zeros((1, N_TRESULT), np.int64)
-    nxt = np.zeros(PMAX, np.int64)
-    played = np.zeros(PMAX, np.int64)
-    cont = np.zeros(PMAX, np.int64)
-    faces = np.zeros(PMAX, np.int8)
-    idx = np.zeros(PMAX, np.int64)
-    holders = np.zeros(PMAX, np.int64)
+    nxt, played, cont, faces, idx, holders = hand_scratch(hands)
     for g in range(games):
         play_hands(hands[g], lens[g], players, special, weakest, ace, wwins, False, scores, wins,
                    res, 0, nxt, played, cont, faces, idx, holders)

@@ -233,9 +233,7 @@ class TacticalScorer:
         self._scores = np.zeros((1, pmax), np.int64)
         self._wins = np.zeros((1, pmax), np.bool_)
         self._out = np.zeros((1, core.N_TRESULT), np.int64)
-        self._scratch = (np.zeros(pmax, np.int64), np.zeros(pmax, np.int64),
-                         np.zeros(pmax, np.int64), np.zeros(pmax, self._strength.dtype),
-                         np.zeros(pmax, np.int64), np.zeros(pmax, np.int64))
+        self._scratch = core.hand_scratch(self._hands)
         self._core = core
 
     def _play_batch(self, orders: Sequence[Sequence[Card]]) -> TacticalResult:

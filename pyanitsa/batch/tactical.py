@@ -17,6 +17,14 @@ T_ROUNDS, T_SHOWDOWNS, T_REMOVED, T_NWIN = 0, 1, 2, 3
 N_TRESULT = 4
 
 
+@njit(cache=True)
+def hand_scratch(hands):
+    """The scratch :func:`play_hands` needs (``nxt, played, cont, faces, idx, holders``);
+    ``faces`` takes the dtype of ``hands``. Allocate once per batch, not per game."""
+    return (np.zeros(PMAX, np.int64), np.zeros(PMAX, np.int64), np.zeros(PMAX, np.int64),
+            np.zeros(PMAX, hands.dtype), np.zeros(PMAX, np.int64), np.zeros(PMAX, np.int64))
+
+
 @njit(cache=True, _nrt=False)
 def play_hands(hands, lens, players, special, weakest, ace, wwins, misere, scores, wins, out,
                row, nxt, played, cont, faces, idx, holders):
@@ -153,6 +161,19 @@ def store_pair(scores, wins, out, row, sa, sb, rounds, showdowns, removed, miser
     out[row, T_NWIN] = 2 if sa == sb else 1
 
 
+@njit(cache=True, _nrt=False, inline="always")
+def play_row(hands, lens, players, special, weakest, ace, wwins, misere, scores, wins, out, row,
+             nxt, played, cont, faces, idx, holders):
+    """One game into row ``row``: :func:`play_pair` for two players, else :func:`play_hands`."""
+    if players == 2:
+        sa, sb, rounds, showdowns, removed = play_pair(hands[0], hands[1], lens[0], lens[1],
+                                                       special, weakest, ace)
+        store_pair(scores, wins, out, row, sa, sb, rounds, showdowns, removed, misere)
+    else:
+        play_hands(hands, lens, players, special, weakest, ace, wwins, misere, scores, wins,
+                   out, row, nxt, played, cont, faces, idx, holders)
+
+
 @njit(cache=True)
 def play_many(hands, lens, players, special, weakest, ace, wwins, misere):
     """Games ``hands[G, P, n]`` (strengths) with ``lens[G, P]``; ``players[G]`` seats each."""
@@ -160,21 +181,10 @@ def play_many(hands, lens, players, special, weakest, ace, wwins, misere):
     scores = np.zeros((games, PMAX), np.int64)
     wins = np.zeros((games, PMAX), np.bool_)
     out = np.zeros((games, N_TRESULT), np.int64)
-    nxt = np.zeros(PMAX, np.int64)
-    played = np.zeros(PMAX, np.int64)
-    cont = np.zeros(PMAX, np.int64)
-    faces = np.zeros(PMAX, np.uint8)
-    idx = np.zeros(PMAX, np.int64)
-    holders = np.zeros(PMAX, np.int64)
+    nxt, played, cont, faces, idx, holders = hand_scratch(hands)
     for i in range(games):
-        if players[i] == 2:
-            sa, sb, rounds, showdowns, removed = play_pair(hands[i, 0], hands[i, 1],
-                                                           lens[i, 0], lens[i, 1], special,
-                                                           weakest, ace)
-            store_pair(scores, wins, out, i, sa, sb, rounds, showdowns, removed, misere)
-        else:
-            play_hands(hands[i], lens[i], players[i], special, weakest, ace, wwins, misere,
-                       scores, wins, out, i, nxt, played, cont, faces, idx, holders)
+        play_row(hands[i], lens[i], players[i], special, weakest, ace, wwins, misere, scores,
+                 wins, out, i, nxt, played, cont, faces, idx, holders)
     return scores, wins, out
 
 
@@ -189,12 +199,7 @@ def simulate_range(strength, players, dealer_fixed, seed, first, count_, special
     cards = np.zeros(deck, np.int64)
     hands = np.zeros((PMAX, n), np.uint8)
     lens = np.full(PMAX, n, np.int64)
-    nxt = np.zeros(PMAX, np.int64)
-    played = np.zeros(PMAX, np.int64)
-    cont = np.zeros(PMAX, np.int64)
-    faces = np.zeros(PMAX, np.uint8)
-    idx = np.zeros(PMAX, np.int64)
-    holders = np.zeros(PMAX, np.int64)
+    nxt, played, cont, faces, idx, holders = hand_scratch(hands)
     for g in range(count_):
         s = derive_seed1(seed, first + g)
         if dealer_fixed < 0:
@@ -222,14 +227,8 @@ def simulate_range(strength, players, dealer_fixed, seed, first, count_, special
             if k == players:
                 k = 0
                 pos += 1
-        row = row0 + g
-        if players == 2:
-            sa, sb, rounds, showdowns, removed = play_pair(hands[0], hands[1], n, n, special,
-                                                           weakest, ace)
-            store_pair(scores, wins, out, row, sa, sb, rounds, showdowns, removed, misere)
-        else:
-            play_hands(hands, lens, players, special, weakest, ace, wwins, misere, scores, wins,
-                       out, row, nxt, played, cont, faces, idx, holders)
+        play_row(hands, lens, players, special, weakest, ace, wwins, misere, scores, wins, out,
+                 row0 + g, nxt, played, cont, faces, idx, holders)
 
 
 @njit(cache=True, parallel=True)
