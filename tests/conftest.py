@@ -1,4 +1,5 @@
-"""Shared fixtures: locations of the cross-project files in ``../shared``."""
+"""Shared fixtures: locations of the cross-project files in ``../shared``, and torch on one
+thread for the tests that train."""
 
 from pathlib import Path
 
@@ -25,3 +26,15 @@ def vectors_path(shared_dir: Path) -> Path:
     if not path.is_file():
         raise FileNotFoundError(f"conformance vectors not found at {path}")
     return path
+
+
+@pytest.fixture
+def one_torch_thread():
+    """Torch on one thread for the test (two test processes share two cores); torch is
+    imported only by the tests that ask for this."""
+    import torch
+
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(threads)

@@ -8,7 +8,6 @@ import time
 import gymnasium as gym
 import numpy as np
 import pytest
-import torch
 from sb3_contrib import MaskablePPO
 from sb3_contrib.common.maskable.utils import get_action_masks
 from stable_baselines3.common.env_util import make_vec_env
@@ -17,20 +16,14 @@ from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
 import pyanitsa.envs  # noqa: F401  (registers the environments)
 
 # stable-baselines3's make_vec_env asks every env for render_mode="rgb_array"; ours render ansi
-pytestmark = pytest.mark.filterwarnings("ignore:.*render_mode='rgb_array'.*")
+pytestmark = [pytest.mark.filterwarnings("ignore:.*render_mode='rgb_array'.*"),
+              pytest.mark.usefixtures("one_torch_thread")]
 
 ENVS = {
     "pyanitsa/Tactical-v0": {"players": 2, "seat": "random"},
     "pyanitsa/Classic-v0": {"rules": {"deck": {"ranks": 6, "suits": 2}}, "players": 2},
 }
 
-
-@pytest.fixture(autouse=True)
-def one_torch_thread():
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
 
 
 @pytest.mark.parametrize("vec_cls", [DummyVecEnv, SubprocVecEnv])

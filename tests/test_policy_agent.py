@@ -26,15 +26,10 @@ from pyanitsa.envs.tactical import TacticalEnv
 from pyanitsa.rng import Rng
 from pyanitsa.rules import Rules, preset
 
+pytestmark = pytest.mark.usefixtures("one_torch_thread")
+
 RULES = preset("tactical")
 
-
-@pytest.fixture(autouse=True)
-def one_torch_thread():
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
 
 
 def meta(players=2):

@@ -11,7 +11,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-import torch
 
 from pyanitsa.agents import make_agent, play_game
 from pyanitsa.agents.train import OpponentPool, TrainConfigError, load_config, parse_config
@@ -20,17 +19,12 @@ from pyanitsa.envs.tactical import TacticalEnv
 from pyanitsa.ranks import rank_table
 from pyanitsa.rules import preset
 
+pytestmark = pytest.mark.usefixtures("one_torch_thread")
+
 REPO = Path(__file__).resolve().parents[1]
 SMOKE = REPO / "configs" / "train" / "smoke.yaml"
 SHIPPED = REPO / "configs" / "train" / "tactical_ppo.yaml"
 
-
-@pytest.fixture(autouse=True)
-def one_torch_thread():
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
 
 
 def base(**fields):
