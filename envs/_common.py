@@ -31,6 +31,16 @@ TACTICAL_REWARDS: tuple[str, ...] = ("margin", "win", "rank")
 DEFAULT_OPPONENT = "random"
 
 
+def layout(sizes: Mapping[str, int]) -> tuple[dict[str, slice], int]:
+    """Consecutive slices of a flat observation, one per named part, and the total size."""
+    slices: dict[str, slice] = {}
+    start = 0
+    for name, size in sizes.items():
+        slices[name] = slice(start, start + size)
+        start += size
+    return slices, start
+
+
 def read_rules(rules: RulesArg, mode: Mode) -> Rules:
     """The rules a ``rules=`` kwarg names, checked to be of ``mode``."""
     if rules is None:

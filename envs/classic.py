@@ -27,6 +27,7 @@ from pyanitsa.envs._common import (
     RulesArg,
     action_index,
     classic_reward,
+    layout,
     lowest_legal,
     make_opponents,
     read_players,
@@ -90,12 +91,7 @@ class ClassicLayout:
         self.deck_size = d = rules.deck.size
         sizes = {"table": r, "future": d * r, "stacks": players, "piles": players,
                  "in_game": players, "seen": r, "seat": players, "players": 1, "rounds": 1}
-        self.slices: dict[str, slice] = {}
-        start = 0
-        for name, size in sizes.items():
-            self.slices[name] = slice(start, start + size)
-            start += size
-        self.size = start
+        self.slices, self.size = layout(sizes)
         self.rank_of = table.rank_of
         self.counts = table.counts
         self.labels = table.labels

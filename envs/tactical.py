@@ -17,6 +17,7 @@ from pyanitsa.envs._common import (
     TACTICAL_REWARDS,
     OpponentsArg,
     RulesArg,
+    layout,
     make_opponents,
     read_players,
     read_render_mode,
@@ -59,12 +60,7 @@ class TacticalLayout:
         self.set_aside = rules.deck.size - self.hand_size * players
         r, n, p = self.ranks, self.hand_size, players
         sizes = {"hand": r, "order": n * r, "unseen": r, "deck": r, "seat": p, "players": 1}
-        self.slices: dict[str, slice] = {}
-        start = 0
-        for name, size in sizes.items():
-            self.slices[name] = slice(start, start + size)
-            start += size
-        self.size = start
+        self.slices, self.size = layout(sizes)
         self.rank_of = table.rank_of
         self.rank_of_np = np.asarray(table.rank_of, dtype=np.intp)
         self.counts = table.counts
