@@ -73,49 +73,46 @@ class Descending(BaseAgent):
         return by_rank(view)[::-1]
 
 
-def _check_k(k: int) -> None:
-    if k < 0:
-        raise ValueError(f"k={k}: must be 0 or more")
+class _TopK(BaseAgent):
+    """The k strongest cards apart from the rest (``strongest_first``, ``strongest_last``)."""
+
+    def __init__(self, k: int = 3) -> None:
+        if k < 0:
+            raise ValueError(f"k={k}: must be 0 or more")
+        self.k = k
+
+    def split(self, view: HandView, rng: np.random.Generator) -> tuple[list[Card], list[Card]]:
+        """The k strongest cards, weakest of them first, and the rest in random order."""
+        cards = by_rank(view)
+        cut = len(cards) - min(self.k, len(cards))
+        rest = cards[:cut]
+        return cards[cut:], [rest[i] for i in rng.permutation(len(rest))]
 
 
 @register("strongest_first")
-class StrongestFirst(BaseAgent):
+class StrongestFirst(_TopK):
     """The k strongest cards lead, strongest first; the rest follow in random order.
 
     Grabs the first rounds for sure and hides the rest of the plan. ``k=0`` is ``random``, and
     ``k`` of the hand size or more is ``descending``.
     """
 
-    def __init__(self, k: int = 3) -> None:
-        _check_k(k)
-        self.k = k
-
     def order_hand(self, view: HandView, rng: np.random.Generator) -> list[Card]:
-        cards = by_rank(view)
-        k = min(self.k, len(cards))
-        top = cards[len(cards) - k:][::-1]
-        rest = cards[:len(cards) - k]
-        return top + [rest[i] for i in rng.permutation(len(rest))]
+        top, rest = self.split(view, rng)
+        return top[::-1] + rest
 
 
 @register("strongest_last")
-class StrongestLast(BaseAgent):
+class StrongestLast(_TopK):
     """The rest in random order, then the k strongest cards, the strongest played last.
 
     The mirror of ``strongest_first``: keeps the big cards for the end, when opponents who led
     strong have only weak cards left.
     """
 
-    def __init__(self, k: int = 3) -> None:
-        _check_k(k)
-        self.k = k
-
     def order_hand(self, view: HandView, rng: np.random.Generator) -> list[Card]:
-        cards = by_rank(view)
-        k = min(self.k, len(cards))
-        top = cards[len(cards) - k:]
-        rest = cards[:len(cards) - k]
-        return [rest[i] for i in rng.permutation(len(rest))] + top
+        top, rest = self.split(view, rng)
+        return rest + top
 
 
 def threat_profile(table: RankTable, pool: Sequence[int], hand_size: int, opponents: int,

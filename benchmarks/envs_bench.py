@@ -16,6 +16,7 @@ the ratio to the bare env is the number to compare between runs.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import platform
@@ -167,13 +168,11 @@ def time_workloads(workloads: Sequence[tuple[Workload, int]], repeats: int,
 
 def machine_info() -> dict[str, Any]:
     cpu = platform.processor() or "unknown"
-    try:
+    with contextlib.suppress(OSError):  # no /proc off Linux: keep platform's name
         for line in Path("/proc/cpuinfo").read_text().splitlines():
             if line.startswith("model name"):
                 cpu = line.split(":", 1)[1].strip()
                 break
-    except OSError:
-        pass
     return {"cpu": cpu, "cpus": os.cpu_count(), "python": platform.python_version(),
             "gymnasium": gym.__version__, "numpy": np.__version__,
             "loadavg": [round(x, 2) for x in os.getloadavg()],
