@@ -50,6 +50,46 @@ def fast_ok(prm, players):
     return players == 2 and prm[PICKUP_TO] == 0
 
 
+@njit(cache=True, _nrt=False, inline="always")
+def winner2(a, b, special, weakest, ace):
+    """0 if the leader's ``a`` beats ``b``, else 1 (``a != b``)."""
+    if special and a == weakest and b == ace:
+        return 0
+    if special and b == weakest and a == ace:
+        return 1
+    return 0 if a > b else 1
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def lay(stk, seat, h, n, tab, nt, step, stakes, down_up, mask):
+    """A seat's stakes (``down_up``) and its next face card onto the table at ``nt``;
+    returns ``(face, h, n, nt)`` after them."""
+    if down_up:
+        for _ in range(min(stakes, n - 1)):
+            tab[0, nt] = stk[seat, h]
+            tab[1, nt] = seat
+            tab[2, nt] = step
+            nt += 1
+            h = (h + 1) & mask
+            n -= 1
+    c = stk[seat, h]
+    h = (h + 1) & mask
+    n -= 1
+    tab[0, nt] = c
+    tab[1, nt] = seat
+    tab[2, nt] = step
+    return c, h, n, nt + 1
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def snapshot(stk, snap, h_a, n_a, h_b, n_b, mask):
+    """Copy both stacks where Brent's comparison will look for them."""
+    for i in range(n_a):
+        snap[0, (h_a + i) & mask] = stk[0, (h_a + i) & mask]
+    for i in range(n_b):
+        snap[1, (h_b + i) & mask] = stk[1, (h_b + i) & mask]
+
+
 @njit(cache=True, _nrt=False)
 def play2(prm, init, ilen, dealer, rng, stk, snap, tab, buf, out, row, out_elim):
     """Play a two-player game with ``pickup_to: bottom``; returns 1 to hand it to the general
@@ -100,10 +140,7 @@ def play2(prm, init, ilen, dealer, rng, stk, snap, tab, buf, out, row, out_elim)
             break
         if detect and rounds >= WATCH_FROM:
             if rounds == WATCH_FROM:
-                for i in range(n_a):
-                    snap[0, (h_a + i) & mask] = stk[0, (h_a + i) & mask]
-                for i in range(n_b):
-                    snap[1, (h_b + i) & mask] = stk[1, (h_b + i) & mask]
+                snapshot(stk, snap, h_a, n_a, h_b, n_b, mask)
                 s_na = n_a
                 s_nb = n_b
                 s_ha = h_a
@@ -122,10 +159,7 @@ def play2(prm, init, ilen, dealer, rng, stk, snap, tab, buf, out, row, out_elim)
                 if same:
                     return 1
             if lam == power:
-                for i in range(n_a):
-                    snap[0, (h_a + i) & mask] = stk[0, (h_a + i) & mask]
-                for i in range(n_b):
-                    snap[1, (h_b + i) & mask] = stk[1, (h_b + i) & mask]
+                snapshot(stk, snap, h_a, n_a, h_b, n_b, mask)
                 s_na = n_a
                 s_nb = n_b
                 s_ha = h_a
@@ -143,12 +177,7 @@ def play2(prm, init, ilen, dealer, rng, stk, snap, tab, buf, out, row, out_elim)
         n_b -= 1
         if a != b:
             # no dispute (most rounds): two cards, put straight under the winner's stack
-            if special and a == weakest and b == ace:
-                w = 0
-            elif special and b == weakest and a == ace:
-                w = 1
-            else:
-                w = 0 if a > b else 1
+            w = winner2(a, b, special, weakest, ace)
             if how == 7:
                 s, j = randbelow_s(s, 2)
                 a_first = j == 1
@@ -185,12 +214,7 @@ def play2(prm, init, ilen, dealer, rng, stk, snap, tab, buf, out, row, out_elim)
             w = 0
             while True:
                 if a != b:
-                    if special and a == weakest and b == ace:
-                        w = 0
-                    elif special and b == weakest and a == ace:
-                        w = 1
-                    else:
-                        w = 0 if a > b else 1
+                    w = winner2(a, b, special, weakest, ace)
                     break
                 if n_a == 0 or n_b == 0:
                     if ex == 0:  # takes_pot: the first empty one in play order
@@ -207,36 +231,8 @@ def play2(prm, init, ilen, dealer, rng, stk, snap, tab, buf, out, row, out_elim)
                         w = 1 if n_a == 0 else 0
                     break
                 step += 1
-                if down_up:
-                    for _ in range(min(stakes, n_a - 1)):
-                        tab[0, nt] = stk[0, h_a]
-                        tab[1, nt] = 0
-                        tab[2, nt] = step
-                        nt += 1
-                        h_a = (h_a + 1) & mask
-                        n_a -= 1
-                a = stk[0, h_a]
-                h_a = (h_a + 1) & mask
-                n_a -= 1
-                tab[0, nt] = a
-                tab[1, nt] = 0
-                tab[2, nt] = step
-                nt += 1
-                if down_up:
-                    for _ in range(min(stakes, n_b - 1)):
-                        tab[0, nt] = stk[1, h_b]
-                        tab[1, nt] = 1
-                        tab[2, nt] = step
-                        nt += 1
-                        h_b = (h_b + 1) & mask
-                        n_b -= 1
-                b = stk[1, h_b]
-                h_b = (h_b + 1) & mask
-                n_b -= 1
-                tab[0, nt] = b
-                tab[1, nt] = 1
-                tab[2, nt] = step
-                nt += 1
+                a, h_a, n_a, nt = lay(stk, 0, h_a, n_a, tab, nt, step, stakes, down_up, mask)
+                b, h_b, n_b, nt = lay(stk, 1, h_b, n_b, tab, nt, step, stakes, down_up, mask)
                 showdowns += 1
             if take == 2:
                 outcome = DRAW
