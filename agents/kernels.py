@@ -228,6 +228,20 @@ def multiset_orders(sorted_ranks, count):
 # -- two-player local search with cached prefixes ----------------------------------------------
 
 
+@njit(cache=True, inline="always")
+def showdown2(c, s0, s1, pot, last):
+    """One two-card showdown of comparison ``c`` onto scores and the carried pot; a tie at the
+    last card splits the pot (it is even)."""
+    pot += 2
+    if c > 0:
+        return s0 + pot, s1, 0
+    if c < 0:
+        return s0, s1 + pot, 0
+    if last:
+        return s0 + (pot >> 1), s1 + (pot >> 1), 0
+    return s0, s1, pot
+
+
 @njit(cache=True)
 def prefix_states2(a, n, opp, m, cmp, st0, st1, stp, fin):
     """For my order ``a`` against each sampled ``opp[s]``: the state before showdown ``t``
@@ -244,18 +258,7 @@ def prefix_states2(a, n, opp, m, cmp, st0, st1, stp, fin):
             st0[s, t] = s0
             st1[s, t] = s1
             stp[s, t] = pot
-            c = cmp[a[t], b[t]]
-            pot += 2
-            if c > 0:
-                s0 += pot
-                pot = 0
-            elif c < 0:
-                s1 += pot
-                pot = 0
-            elif t + 1 >= last:
-                s0 += pot >> 1
-                s1 += pot >> 1
-                pot = 0
+            s0, s1, pot = showdown2(cmp[a[t], b[t]], s0, s1, pot, t + 1 >= last)
         st0[s, last] = s0
         st1[s, last] = s1
         stp[s, last] = pot
@@ -274,18 +277,7 @@ def _resume2(nb, first, changed_to, b, m_last, n, m, cmp, st0, st1, stp, fin, s)
     for t in range(first, m_last):
         if t > changed_to and pot == stp[s, t]:
             return fin[s, 0] + s0 - st0[s, t], fin[s, 1] + s1 - st1[s, t]
-        c = cmp[nb[t], b[t]]
-        pot += 2
-        if c > 0:
-            s0 += pot
-            pot = 0
-        elif c < 0:
-            s1 += pot
-            pot = 0
-        elif t + 1 >= m_last:
-            s0 += pot >> 1
-            s1 += pot >> 1
-            pot = 0
+        s0, s1, pot = showdown2(cmp[nb[t], b[t]], s0, s1, pot, t + 1 >= m_last)
     return s0 + n - m_last, s1 + m - m_last
 
 

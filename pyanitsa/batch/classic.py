@@ -21,7 +21,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from pyanitsa.batch.classic_fast import fast_ok, play2
+from pyanitsa.batch.classic_fast import fast_ok, play2, sort_table
 from pyanitsa.batch.encode import (
     ACE,
     CAPPED,
@@ -66,8 +66,9 @@ TAKEN, VOID, DISCARD, DRAWN = 0, 1, 2, 3
 
 # rows of the per-copy counters ``cnt[k, row, seat]``
 HEAD, SCNT, PCNT, ELIM = 0, 1, 2, 3
-# rows of the table scratch ``tab[row, j]`` and of the small scratch ``sm[row, i]``
-TC, TO, TS, KEY = 0, 1, 2, 3
+# rows of the table scratch ``tab[row, j]`` (row 3 is classic_fast.sort_table's key) and of the
+# small scratch ``sm[row, i]``
+TC, TO, TS = 0, 1, 2
 ORD, CONT, FACE, IDX = 0, 1, 2, 3
 
 # A game's arrays are passed one by one (a tuple of arrays as an argument costs a reference
@@ -181,25 +182,7 @@ def pickup(stk, pile, cnt, tab, sm, buf, k, prm, winner, no, nt, mask, rng):
         for j in range(nt):
             put(stk, pile, cnt, k, winner, buf[j], mask, to_pile)
     else:
-        # stable insertion sort of the table by key
-        for j in range(nt):
-            if how == 4:
-                tab[KEY, j] = -tab[TC, j]
-            elif how == 5:
-                tab[KEY, j] = tab[TC, j]
-            else:
-                tab[KEY, j] = -(tab[TS, j] * 256 + tab[TC, j])
-            buf[j] = tab[TC, j]
-        for j in range(1, nt):
-            kj = tab[KEY, j]
-            cj = buf[j]
-            i = j - 1
-            while i >= 0 and tab[KEY, i] > kj:
-                tab[KEY, i + 1] = tab[KEY, i]
-                buf[i + 1] = buf[i]
-                i -= 1
-            tab[KEY, i + 1] = kj
-            buf[i + 1] = cj
+        sort_table(tab, buf, nt, how)
         for j in range(nt):
             put(stk, pile, cnt, k, winner, buf[j], mask, to_pile)
 

@@ -90,6 +90,31 @@ def snapshot(stk, snap, h_a, n_a, h_b, n_b, mask):
         snap[1, (h_b + i) & mask] = stk[1, (h_b + i) & mask]
 
 
+@njit(cache=True, _nrt=False, inline="always")
+def sort_table(tab, buf, nt, how):
+    """The table's cards (``tab[0]``, dispute steps in ``tab[2]``) into ``buf``, stably sorted
+    for ``high_first`` (4), ``low_first`` (5) or ``natural`` (6); ``tab[3]`` is scratch."""
+    for j in range(nt):
+        c = tab[0, j]
+        if how == 4:
+            tab[3, j] = -c
+        elif how == 5:
+            tab[3, j] = c
+        else:
+            tab[3, j] = -(tab[2, j] * 256 + c)
+        buf[j] = c
+    for j in range(1, nt):
+        kj = tab[3, j]
+        cj = buf[j]
+        i = j - 1
+        while i >= 0 and tab[3, i] > kj:
+            tab[3, i + 1] = tab[3, i]
+            buf[i + 1] = buf[i]
+            i -= 1
+        tab[3, i + 1] = kj
+        buf[i + 1] = cj
+
+
 @njit(cache=True, _nrt=False)
 def play2(prm, init, ilen, dealer, rng, stk, snap, tab, buf, out, row, out_elim):
     """Play a two-player game with ``pickup_to: bottom``; returns 1 to hand it to the general
@@ -263,25 +288,7 @@ def play2(prm, init, ilen, dealer, rng, stk, snap, tab, buf, out, row, out_elim)
                         buf[i] = buf[j]
                         buf[j] = t
                 else:
-                    for j in range(nt):
-                        c = tab[0, j]
-                        if how == 4:
-                            tab[3, j] = -c
-                        elif how == 5:
-                            tab[3, j] = c
-                        else:
-                            tab[3, j] = -(tab[2, j] * 256 + c)
-                        buf[j] = c
-                    for j in range(1, nt):
-                        kj = tab[3, j]
-                        cj = buf[j]
-                        i = j - 1
-                        while i >= 0 and tab[3, i] > kj:
-                            tab[3, i + 1] = tab[3, i]
-                            buf[i + 1] = buf[i]
-                            i -= 1
-                        tab[3, i + 1] = kj
-                        buf[i + 1] = cj
+                    sort_table(tab, buf, nt, how)
                 if w == 0:
                     for j in range(nt):
                         stk[0, (h_a + n_a + j) & mask] = buf[j]
