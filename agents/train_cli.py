@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 import sys
 
+from pyanitsa.config import add_set_argument
+
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
@@ -16,10 +18,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                     "run.json, eval.csv and learning_curve.png. Fields: --help-config.",
         formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("config", metavar="CONFIG.yaml", nargs="?")
-    p.add_argument("--set", dest="overrides", action="append", default=[],
-                   metavar="KEY=VALUE", help="override a config field; dotted paths reach into "
-                                             "mappings and lists (total_steps=20000, "
-                                             "out_dir=/tmp/run, opponents.0.weight=2)")
+    add_set_argument(p, "total_steps=20000, out_dir=/tmp/run, opponents.0.weight=2")
     p.add_argument("--check", action="store_true",
                    help="validate the config, print it resolved, and exit")
     p.add_argument("--help-config", action="store_true",

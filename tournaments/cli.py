@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any, TextIO
 
+from pyanitsa.config import add_set_argument
 from pyanitsa.tournaments.config import load_config
 
 
@@ -19,10 +20,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                     "results.csv/json, heatmap.png, ratings.png) to the output folder. "
                     "Fields: docs/tournaments.md.")
     p.add_argument("config", metavar="CONFIG.yaml")
-    p.add_argument("--set", dest="overrides", action="append", default=[],
-                   metavar="KEY=VALUE", help="override a config field; dotted paths reach "
-                                             "into mappings and lists (deals=10, "
-                                             "rules.preset=tactical-52, agents.0.spec=random)")
+    add_set_argument(p, "deals=10, rules.preset=tactical-52, agents.0.spec=random")
     p.add_argument("--resume", action="store_true",
                    help="continue the tournament in the output folder (or start it)")
     p.add_argument("--overwrite", action="store_true",
