@@ -155,33 +155,31 @@ def play_rows(schedule: Schedule, rules: Rules, agents: Sequence[Agent],
     ``before(i)`` runs before game ``i``'s decisions.
     """
     seats = [schedule.seats(key) for key in keys]
-    played = play_games(rules, [[agents[i] for i in s] for s in seats],
-                        [schedule.seed_of(key) for key in keys], time_limit=time_limit,
-                        engine=engine, before=before)
+    seeds = [schedule.seed_of(key) for key in keys]
+    played = play_games(rules, [[agents[i] for i in s] for s in seats], seeds,
+                        time_limit=time_limit, engine=engine, before=before)
     rows = []
-    for key, timed in zip(keys, played, strict=True):
+    for key, seat_list, seed, timed in zip(keys, seats, seeds, played, strict=True):
         if isinstance(timed.outcome, AgentFailure):
             failure = timed.outcome
             rows.append(forfeit_row(schedule, key, failure.seat, failure.kind, str(failure),
                                     seconds=timed.seconds))
         else:
-            rows.append(game_row(schedule, rules, key, timed.outcome, timed.seconds))
+            rows.append(game_row(rules, key, seat_list, seed, timed.outcome, timed.seconds))
     return rows
 
 
-def game_row(schedule: Schedule, rules: Rules, key: GameKey, outcome: GameOutcome,
-             seconds: float) -> GameRow:
+def game_row(rules: Rules, key: GameKey, seats: tuple[int, ...], seed: int,
+             outcome: GameOutcome, seconds: float) -> GameRow:
     """The row of a game played to the end."""
-    seats = schedule.seats(key)
     result = outcome.result
     groups = place_groups(result, rules, len(seats))
     places = places_from_groups(groups, len(seats))
     scores = result.scores if isinstance(result, TacticalResult) else None
-    return GameRow(key.pairing, key.deal, key.rotation, schedule.seed_of(key), seats,
-                   result.outcome.value, points_from_places(places), places, scores,
-                   result.rounds, result.showdowns, None, None, None,
-                   json.dumps(result.to_json(), separators=(",", ":")), outcome.record.dumps(),
-                   seconds)
+    return GameRow(key.pairing, key.deal, key.rotation, seed, seats, result.outcome.value,
+                   points_from_places(places), places, scores, result.rounds, result.showdowns,
+                   None, None, None, json.dumps(result.to_json(), separators=(",", ":")),
+                   outcome.record.dumps(), seconds)
 
 
 def forfeit_row(schedule: Schedule, key: GameKey, seat: int, kind: str, reason: str, *,

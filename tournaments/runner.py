@@ -172,21 +172,24 @@ class _Run:
         self.retry: deque[Chunk] = deque()
         self.chunk_ids = iter(range(1 << 62))
         self.played = 0
-        remaining = sum(self.unissued[p] for p in self.unissued if not self._stopped(p))
+        remaining = self.left
         workers = max(1, min(config.workers, len(self.todo)))
         # at least 8 chunks per worker, so the last ones balance; SPRT stops need small chunks
         self.max_chunk = max(1, min(MAX_CHUNK, remaining // (workers * 8)))
         if config.sprt is not None:
             self.max_chunk = min(self.max_chunk, 4 * schedule.block_size)
         self.chunk_games = min(FIRST_CHUNK, self.max_chunk)
-        self.left = remaining
-        """Games not yet handed out (of pairings still running)."""
         self.timed_games = 0
         self.timed_seconds = 0.0
         self.workers = workers
         self.bar: Any = None
 
     # -- bookkeeping ----------------------------------------------------------------------------
+
+    @property
+    def left(self) -> int:
+        """Games not yet handed out, of pairings still running."""
+        return sum(n for p, n in self.unissued.items() if not self._stopped(p))
 
     def _stopped(self, pairing: int) -> bool:
         return self.sprt is not None and self.sprt.stopped(pairing)
@@ -205,7 +208,6 @@ class _Run:
         test = self.sprt.tests[pairing]
         dropped = self.unissued[pairing]
         self.unissued[pairing] = 0
-        self.left -= dropped
         if self.bar is not None:
             self.bar.total = max(self.bar.n, self.bar.total - dropped)
             self.bar.refresh()
@@ -230,7 +232,6 @@ class _Run:
             if self._stopped(pairing):
                 continue
             self.unissued[pairing] -= len(block)
-            self.left -= len(block)
             keys.extend(block)
         return Chunk(next(self.chunk_ids), keys) if keys else None
 
