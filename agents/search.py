@@ -454,6 +454,10 @@ class OrderSearch:
 # -- classic pickup rollouts -------------------------------------------------------------------------
 
 
+World = tuple[tuple[tuple[Card, ...], ...], tuple[tuple[Card, ...], ...]]
+"""Every seat's stack and won pile in a sampled world."""
+
+
 class PickupRollouts:
     """Candidate orders of a won table, scored by rollouts from sampled hidden stacks."""
 
@@ -563,13 +567,18 @@ class PickupRollouts:
                 pos += k2
         return stacks, piles
 
-    def position(self, order: Sequence[Card], world: tuple[list[list[Card]], list[list[Card]]],
-                 seed: int) -> ClassicPosition:
-        """The position after this round in a sampled world, with ``order`` picked up."""
+    @staticmethod
+    def freeze(world: tuple[list[list[Card]], list[list[Card]]]) -> World:
+        """A sampled world as tuples, shared by the positions of every candidate."""
+        return tuple(map(tuple, world[0])), tuple(map(tuple, world[1]))
+
+    def position(self, order: Sequence[Card], world: World, seed: int) -> ClassicPosition:
+        """The position after this round in a (frozen) sampled world, with ``order`` picked
+        up."""
         v = self.view
         me = v.seat
-        stacks = [tuple(s) for s in world[0]]
-        piles = [tuple(p) for p in world[1]]
+        stacks = list(world[0])
+        piles = list(world[1])
         if self.rules.pickup_to == "bottom":
             stacks[me] = stacks[me] + tuple(order)
         else:
@@ -590,7 +599,7 @@ class PickupRollouts:
         total = games.counts.sum(axis=1)
         share = np.where(total > 0, games.counts[:, me] / np.maximum(total, 1), 0.5)
         if self.rules.misere:
-            share = np.where(total > 0, 1.0 - share, 0.5)
+            share = 1.0 - share
         return np.where(unfinished, share, out)
 
     def choose(self, candidates: list[tuple[Card, ...]], rng: np.random.Generator,
@@ -605,7 +614,7 @@ class PickupRollouts:
             block = rollouts - done if deadline is None else 1
             positions = []
             for _ in range(block):
-                world = self.sample_world(rng)
+                world = self.freeze(self.sample_world(rng))
                 seed = int(rng.integers(1 << 62))
                 positions.extend(self.position(c, world, seed) for c in candidates)
             games = play_positions(self.sim_rules, positions, horizon=self.horizon)

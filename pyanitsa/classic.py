@@ -15,10 +15,10 @@ from pyanitsa.cards import Card, Seat
 from pyanitsa.errors import IllegalActionError, InvalidPositionError, InvalidRulesError
 from pyanitsa.events import Play, RoundEnd, RoundEvent, Showdown
 from pyanitsa.results import ClassicResult, Termination
+from pyanitsa.rng import Rng
 from pyanitsa.showdown import Judge
 
 if TYPE_CHECKING:
-    from pyanitsa.rng import Rng
     from pyanitsa.rules import Rules
 
 
@@ -168,8 +168,6 @@ class ClassicGame:
     def from_position(cls, rules: Rules, position: ClassicPosition, *,
                       pickup: PickupAgent | None = None, log: bool = False) -> ClassicGame:
         """A game standing at ``position`` (checked first); its cycle memory starts there."""
-        from pyanitsa.rng import Rng
-
         position.check(rules)
         game = cls(rules, position.stacks, dealer=position.leader,
                    rng=Rng(position.seed) if position.seed is not None else None,

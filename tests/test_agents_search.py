@@ -330,7 +330,7 @@ def test_pickup_rollouts_on_the_batch_core_score_as_the_reference_engine(options
             chooser = PickupRollouts(view, int(rng.integers(1, 90)))
             if chooser.settled:
                 continue
-            world = chooser.sample_world(rng)
+            world = chooser.freeze(chooser.sample_world(rng))
             positions = [chooser.position(c, world, int(rng.integers(1 << 62)))
                          for c in chooser.candidates(rng, 2)]
             values = chooser.values(play_positions(chooser.sim_rules, positions,
