@@ -1,11 +1,12 @@
 """The compiled classic core (RULES.md §2): every deterministic option, shuffled pickups and
 shuffled refills, exact cycle detection.
 
-A game lives in preallocated arrays with a leading *copy* axis: copy 0 is the game being
-played, copies 1 and 2 replay it to find where a cycle starts, copy 3 holds the snapshot Brent's
+A game lives in preallocated arrays with a leading *copy* axis: copy 0 is the game being played,
+copies 1 and 2 replay it to find where a cycle starts, copy 3 holds the snapshot Brent's
 algorithm compares against and copy 4 the position the game started from (a deal, or any
-position between two rounds: :func:`play_positions` continues games from the middle). Stacks are ring buffers of card strengths, top card
-at ``head``; won piles are plain arrays (first card put on it first).
+position between two rounds: :func:`play_positions` continues games from the middle). Stacks are
+ring buffers of card strengths, top card at ``head``; won piles are plain arrays (first card put
+on it first).
 
 Cycle detection (when ``rules.cycle_detection``) is exact and needs O(1) memory: Brent's
 algorithm on the sequence of positions finds the cycle length λ exactly, then replaying two
@@ -365,13 +366,19 @@ def load(stk, cnt, g, k, players, init, ilen, dealer):
         cnt[k, HEAD, s] = 0
         cnt[k, SCNT, s] = n
         cnt[k, PCNT, s] = 0
-    g[k, LEADER] = dealer
-    g[k, ROUNDS] = 0
-    g[k, SHOWDOWNS] = 0
     g[k, NELIM] = 0
+    set_counters(cnt, g, k, players, dealer, 0, 0)
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def set_counters(cnt, g, k, players, leader, rounds, showdowns):
+    """Copy ``k``'s counters for a game about to go on (after its cards are in place)."""
+    g[k, LEADER] = leader
+    g[k, ROUNDS] = rounds
+    g[k, SHOWDOWNS] = showdowns
     g[k, OUTCOME] = -1
     g[k, WINNER] = -1
-    if ilen[dealer] == 0:
+    if cnt[k, SCNT, leader] + cnt[k, PCNT, leader] == 0:
         pass_lead(cnt, g, k, players)
 
 
@@ -392,15 +399,8 @@ def load_position(stk, pile, cnt, g, k, players, init, ilen, pinit, plen, st):
     nelim = st[ST_NELIM]
     for i in range(nelim):
         cnt[k, ELIM, i] = st[ST_ELIM + i]
-    g[k, LEADER] = st[ST_LEADER]
-    g[k, ROUNDS] = st[ST_ROUNDS]
-    g[k, SHOWDOWNS] = st[ST_SHOWDOWNS]
     g[k, NELIM] = nelim
-    g[k, OUTCOME] = -1
-    g[k, WINNER] = -1
-    leader = st[ST_LEADER]
-    if ilen[leader] + plen[leader] == 0:
-        pass_lead(cnt, g, k, players)
+    set_counters(cnt, g, k, players, st[ST_LEADER], st[ST_ROUNDS], st[ST_SHOWDOWNS])
 
 
 @njit(cache=True, _nrt=False)
