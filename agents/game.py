@@ -181,6 +181,17 @@ def play_games(rules: Rules, seatings: Sequence[Sequence[Agent]], seeds: Sequenc
     return out  # type: ignore[return-value]
 
 
+def results_of(played: Sequence[Timed]) -> list[Result]:
+    """The results of :func:`play_games`' games; the first forfeit is raised (for tools that
+    treat an agent failure as an error, not a scored game)."""
+    out = []
+    for timed in played:
+        if isinstance(timed.outcome, AgentFailure):
+            raise timed.outcome
+        out.append(timed.outcome.result)
+    return out
+
+
 def warm_up(rules: Rules, players: int) -> None:
     """Load (or, on a fresh machine, compile) the batch core's kernels for these rules now.
 

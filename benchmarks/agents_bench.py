@@ -51,7 +51,7 @@ import numpy as np  # noqa: E402
 
 from pyanitsa import Rng, deal, derive_seed, preset  # noqa: E402
 from pyanitsa.agents import make_agent  # noqa: E402
-from pyanitsa.agents.game import play_games  # noqa: E402
+from pyanitsa.agents.game import play_games, results_of  # noqa: E402
 from pyanitsa.rules import Rules  # noqa: E402
 
 HEURISTICS = ("random", "ascending", "descending", "strongest_first", "strongest_last",
@@ -105,12 +105,7 @@ def play_pairs(job: tuple[str, str, str, dict, int, int, int]) -> dict[str, Any]
         me.agent.order_hand(hand_view(rules, 0, warm.seats, 0), np.random.default_rng(0))
     seeds = [derive_seed(seed, i) for i in range(first, first + count) for _ in (0, 1)]
     seatings = [[me, other], [other, me]] * count
-    played = play_games(rules, seatings, seeds)  # decisions, then the batch core
-    results = []
-    for timed in played:
-        if isinstance(timed.outcome, Exception):
-            raise timed.outcome
-        results.append(timed.outcome.result)
+    results = results_of(play_games(rules, seatings, seeds))  # decisions, then the batch core
     pairs = [(game_points(results[2 * k], 0) + game_points(results[2 * k + 1], 1)) / 2
              for k in range(count)]
     return {"pairs": pairs, "times": me.times, "cpu": me.cpu}

@@ -20,7 +20,7 @@ import math
 import time
 
 from pyanitsa.agents import make_agent
-from pyanitsa.agents.game import play_games
+from pyanitsa.agents.game import play_games, results_of
 from pyanitsa.hooks import split_specs
 from pyanitsa.rng import derive_seed
 from pyanitsa.rules import Rules, preset
@@ -42,15 +42,12 @@ def duel(rules: Rules, spec: str, opponent: str, deals: int, seed: int,
             agents[seat] = me
             seeds.append(derive_seed(seed, i))
             seatings.append(agents)
-    played = play_games(rules, seatings, seeds)  # decisions, then the batch core
+    results = results_of(play_games(rules, seatings, seeds))  # decisions, then the batch core
     per_deal, extra = [], []
     for i in range(deals):
         total = 0.0
         for seat in range(players):
-            outcome = played[i * players + seat].outcome
-            if isinstance(outcome, Exception):
-                raise outcome
-            result = outcome.result
+            result = results[i * players + seat]
             if seat in result.winners:
                 total += 1.0 / len(result.winners)
             if rules.mode == "tactical":
