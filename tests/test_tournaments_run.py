@@ -240,6 +240,21 @@ def test_sprt_gauntlet_stops_early_the_same_way_on_any_workers(tmp_path):
     assert all(s.blocks < 100 for s in s1.sprt)
 
 
+def test_sprt_resume_after_decisions_keeps_them_and_plays_nothing_more(tmp_path):
+    """Resuming an SPRT run whose pairings were decided replays the stored games into the
+    tests, keeps the decisions and hands out no more games of those pairings."""
+    fields = {"agents": [A("Weak"), A("Strong"), A("Raising")], "format": "gauntlet",
+              "deals": 200, "sprt": {"elo0": 0, "elo1": 60}}
+    first = make(tmp_path, "run", workers=1, **fields)
+    r1 = run_tournament(first)
+    assert r1.sprt == {0: "H1", 1: "H1"}
+    before = rows_of(first.output_dir)
+    again = make(tmp_path, "run", workers=1, **{**fields, "deals": 300})
+    r2 = run_tournament(again, resume=True)
+    assert r2.played == 0 and r2.sprt == r1.sprt
+    assert rows_of(again.output_dir) == before
+
+
 def test_classic_four_player_round_robin(tmp_path):
     c = make(tmp_path, agents=[A("Strong"), A("Random"), A("Weak"), A("Random", "random2")],
              rules={"preset": "classic-ru", "pickup_order": "agent", "max_rounds": 300},

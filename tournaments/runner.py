@@ -157,10 +157,7 @@ class _Run:
         self.done = store.keys()
         self.sprt = SprtTracker(config, schedule) if config.sprt is not None else None
         self.decisions: dict[int, str] = {}
-        if self.sprt is not None:
-            for row in store.rows():
-                self._count_sprt(row.pairing, row.deal, list(row.seats), list(row.points),
-                                 announce=False)
+        self.bar: Any = None
         # the games still to play, block by block in hand-out order
         self.todo: deque[list[GameKey]] = deque()
         self.unissued: dict[int, int] = dict.fromkeys(range(len(schedule.pairings)), 0)
@@ -169,6 +166,10 @@ class _Run:
             if keys:
                 self.todo.append(keys)
                 self.unissued[pairing] += len(keys)
+        if self.sprt is not None:  # a resumed run: its stored games count towards the tests
+            for row in store.rows():
+                self._count_sprt(row.pairing, row.deal, list(row.seats), list(row.points),
+                                 announce=False)
         self.retry: deque[Chunk] = deque()
         self.chunk_ids = iter(range(1 << 62))
         self.played = 0
@@ -182,7 +183,6 @@ class _Run:
         self.timed_games = 0
         self.timed_seconds = 0.0
         self.workers = workers
-        self.bar: Any = None
 
     # -- bookkeeping ----------------------------------------------------------------------------
 
