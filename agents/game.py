@@ -21,7 +21,7 @@ from typing import Literal
 
 import numpy as np
 
-from pyanitsa.agents.protocol import Agent, HandView, PickupView, hand_view, pickup_view
+from pyanitsa.agents.protocol import Agent, hand_view, pickup_view
 from pyanitsa.cards import Card, Seat
 from pyanitsa.classic import ClassicGame, PickupRequest
 from pyanitsa.dealing import deal
@@ -116,14 +116,10 @@ def prepare_game(rules: Rules, agents: Sequence[Agent], seed: int, *,
     """Deal game ``seed`` and make every decision that comes before play: the record that
     :func:`play_game` would keep, or None if the game needs decisions during play (classic
     with ``pickup_order: agent``). Raises :class:`AgentFailure`."""
-    if rules.mode == "classic" and rules.pickup_order == "agent":
-        return None
-    players = len(agents)
-    rng = Rng(seed)
-    dealt = deal(rules, players, rng)
     if rules.mode == "classic":
-        return Record(rules, dealt.seats, dealer=dealt.dealer,
-                      seed=rng.state if rules.random_play else None)
+        return None if rules.pickup_order == "agent" else Record.dealt(rules, len(agents), seed)
+    players = len(agents)
+    dealt = deal(rules, players, Rng(seed))
     referee = _Referee(rules, agents, seed, time_limit)
     hands = []
     for seat in range(players):
@@ -197,23 +193,11 @@ def warm_up(rules: Rules, players: int) -> None:
 
     A tournament does this in its parent before forking workers, which then share the loaded
     code instead of each paying for it (a few tenths of a second each, or the whole compile)."""
-    record = prepare_game(rules, [_AsDealt()] * players, 0)
-    if record is not None:
-        from pyanitsa.batch import play_records
+    if rules.mode == "classic" and rules.pickup_order == "agent":
+        return
+    from pyanitsa.batch import play_records
 
-        play_records([record])
-
-
-class _AsDealt:
-    """Plays a hand in the order dealt (for :func:`warm_up`, which needs any legal game)."""
-
-    name = "as_dealt"
-
-    def order_hand(self, view: HandView, rng: np.random.Generator) -> Sequence[Card]:
-        return view.hand
-
-    def order_pickup(self, view: PickupView, rng: np.random.Generator) -> Sequence[Card]:
-        return view.cards
+    play_records([Record.dealt(rules, players, 0)])
 
 
 def play_game(rules: Rules, agents: Sequence[Agent], seed: int, *, log: bool = False,

@@ -88,10 +88,7 @@ class ClassicPosition:
                 raise InvalidPositionError(f"eliminated: seat {s} is not a seat without cards")
         if len(set(self.eliminated)) != len(self.eliminated):
             raise InvalidPositionError(f"eliminated: {list(self.eliminated)} repeats a seat")
-        if rules.random_play and self.seed is None:
-            raise InvalidPositionError(f"seed: missing; rules with pickup_order="
-                                       f"{rules.pickup_order}, refill={rules.refill} shuffle "
-                                       "during play")
+        rules.check_seed(self.seed, InvalidPositionError)
 
     def _name_bad_card(self, rules: Rules) -> None:
         size = rules.deck.size

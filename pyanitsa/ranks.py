@@ -6,7 +6,7 @@ with ``weakest_beats_ace`` in ``54`` the jokers are rank 0).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cache
 
@@ -51,11 +51,6 @@ class RankTable:
             out[self.rank_of[c]] += 1
         return out
 
-    def sort_key(self, card: Card) -> int:
-        return self.rank_of[card]
-
-    def label_cards(self, cards: Sequence[Card]) -> str:
-        return " ".join(self.labels[self.rank_of[c]] for c in cards)
 
 
 @cache

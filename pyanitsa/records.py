@@ -9,6 +9,7 @@ from typing import Any
 
 from pyanitsa.cards import Card, CardName, Deck, Seat
 from pyanitsa.classic import ClassicGame, PickupAgent, PickupRequest
+from pyanitsa.dealing import deal
 from pyanitsa.errors import (
     IllegalActionError,
     InvalidCardError,
@@ -55,6 +56,16 @@ class Record:
         if self.dealer is not None:
             return self.dealer
         return self.rules.dealer if self.rules.dealer != "random" else 0
+
+    @classmethod
+    def dealt(cls, rules: Rules, players: int, seed: int) -> Record:
+        """Game ``seed`` as dealt (how ``pyanitsa play --seed`` and every seeded run deal): the
+        stacks, or the hands in the order dealt, plus the generator's state for rules that
+        shuffle during play."""
+        rng = Rng(seed)
+        dealt = deal(rules, players, rng)
+        return cls(rules, dealt.seats, dealer=dealt.dealer if rules.mode == "classic" else None,
+                   seed=rng.state if rules.random_play else None)
 
     # -- JSON ---------------------------------------------------------------------------------
 
@@ -160,10 +171,7 @@ class Record:
         """A fresh game set up from this record (decisions replace ``pickup`` when present)."""
         if self.mode == "tactical":
             return TacticalGame(self.rules, self.seats, log=log)
-        if self.rules.random_play and self.seed is None:
-            raise InvalidRecordError(f"seed: missing; rules with pickup_order="
-                                     f"{self.rules.pickup_order}, refill={self.rules.refill} "
-                                     "shuffle during play")
+        self.rules.check_seed(self.seed, InvalidRecordError)
         if self.rules.pickup_order == "agent" and pickup is None:
             if self.decisions is None:
                 raise InvalidRecordError("decisions: missing; pickup_order: agent needs the "

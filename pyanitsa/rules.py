@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, get_args
 
 from pyanitsa.cards import Deck
-from pyanitsa.errors import InvalidDeckError, InvalidRulesError
+from pyanitsa.errors import InvalidDeckError, InvalidRulesError, PyanitsaError
 
 Mode = Literal["classic", "tactical"]
 CycleRule = Literal["void", "weakest_wins"]
@@ -119,8 +119,6 @@ class Rules:
     @classmethod
     def default(cls, mode: Mode = "classic") -> Rules:
         """The defaults of a mode (tactical deals ``equal``)."""
-        if mode not in _CHOICES["mode"]:
-            raise InvalidRulesError(f"mode: {mode!r} is not one of classic, tactical")
         return cls(mode=mode, deal="equal" if mode == "tactical" else "all")
 
     @classmethod
@@ -201,6 +199,13 @@ class Rules:
     def random_play(self) -> bool:
         """Whether playing (not dealing) draws from the game's random generator."""
         return self.pickup_order == "shuffled" or self.refill == "shuffle"
+
+    def check_seed(self, seed: int | None, error: type[PyanitsaError] = InvalidRulesError
+                   ) -> None:
+        """Raise ``error`` if these rules shuffle during play and no generator state is given."""
+        if self.random_play and seed is None:
+            raise error(f"seed: missing; rules with pickup_order={self.pickup_order}, "
+                        f"refill={self.refill} shuffle during play")
 
     def check_players(self, players: int) -> None:
         """Raise unless ``players`` seats can play with this deck (2..8, a card each at least)."""

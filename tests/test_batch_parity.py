@@ -11,7 +11,6 @@ import numpy as np
 import pytest
 
 from pyanitsa.cards import Deck
-from pyanitsa.cli.play import deal_record
 from pyanitsa.enumeration import enumerate_deals
 from pyanitsa.records import Record
 from pyanitsa.rng import derive_seed
@@ -61,7 +60,7 @@ def random_record(rnd: random.Random) -> Record:
     players = rnd.randint(2, min(8, rules.deck.size))
     if rnd.random() < 0.6:  # a seeded deal, as `pyanitsa play` makes them
         rules = rules.replace(dealer=rnd.choice(["random", rnd.randrange(players)]))
-        return deal_record(rules, players, rnd.getrandbits(64))
+        return Record.dealt(rules, players, rnd.getrandbits(64))
     # explicit seats: a random subset of the deck, uneven lengths
     cards = list(range(rules.deck.size))
     rnd.shuffle(cards)
@@ -104,7 +103,7 @@ def test_two_player_fast_kernel_parity() -> None:
             rules = random_rules(rnd, "classic")
         rules = rules.replace(pickup_to="bottom", refill="turn_over",
                               dealer=rnd.choice(["random", 0, 1]))
-        records.append(deal_record(rules, 2, rnd.getrandbits(64)))
+        records.append(Record.dealt(rules, 2, rnd.getrandbits(64)))
     check_parity(records)
 
 
@@ -118,7 +117,7 @@ def test_cycles_at_and_near_the_cap() -> None:
                                     "max_rounds": rnd.randint(1, 120),
                                     "pickup_to": rnd.choice(["bottom", "won_pile"])},
                                    deck=deck)
-        records.append(deal_record(rules, 2, rnd.getrandbits(32)))
+        records.append(Record.dealt(rules, 2, rnd.getrandbits(32)))
     check_parity(records)
     assert any(r.outcome == "cycle" for r in batch.play_records(records))
 
@@ -157,7 +156,7 @@ def test_simulate_matches_reference_and_workers(spec: dict, players: int) -> Non
     for arr in ("rounds", "showdowns", "outcome", "winner"):
         assert np.array_equal(getattr(one, arr), getattr(two, arr))
     for i in range(0, 600, 37):
-        want = deal_record(rules, players, derive_seed(11, i)).play()
+        want = Record.dealt(rules, players, derive_seed(11, i)).play()
         assert want.rounds == one.rounds[i] and want.showdowns == one.showdowns[i]
         assert (want.winner if rules.mode == "classic" else
                 (want.winners[0] if len(want.winners) == 1 else -1)) in (one.winner[i], None)
@@ -255,7 +254,7 @@ def test_positions_in_one_call_match_one_by_one() -> None:
     rules = Rules.from_options({"preset": "classic-ru", "pickup_to": "won_pile"})
     positions = []
     for i in range(200):
-        game = deal_record(rules, 2 + i % 5, rnd.getrandbits(64)).game()
+        game = Record.dealt(rules, 2 + i % 5, rnd.getrandbits(64)).game()
         for _ in range(i % 50):
             game.play_round()
         positions.append(game.position())

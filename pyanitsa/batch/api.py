@@ -67,24 +67,17 @@ def play_records(records: Sequence[Record]) -> list[Result]:
 
     ``pickup_order: agent`` records need an agent's decisions and are not supported.
     """
-    groups: dict[tuple, list[int]] = {}
+    groups: dict[Rules, list[int]] = {}
     for i, rec in enumerate(records):
-        if rec.mode == "classic" and rec.rules.pickup_order == "agent":
-            raise InvalidRulesError("pickup_order: agent is not supported by the batch core; "
-                                    "replay such records with the reference engine")
-        if rec.mode == "classic" and rec.rules.random_play and rec.seed is None:
-            raise InvalidRecordError(f"seed: missing; rules with pickup_order="
-                                     f"{rec.rules.pickup_order}, refill={rec.rules.refill} "
-                                     "shuffle during play")
-        prm = params(rec.rules)
-        key = (rec.mode, prm.tobytes(), strength_table(rec.rules).tobytes(),
-               ring_size(rec.deck.size))
-        groups.setdefault(key, []).append(i)
+        if rec.mode == "classic":
+            rec.rules.check_seed(rec.seed, InvalidRecordError)
+        groups.setdefault(rec.rules, []).append(i)
     results: list[Result | None] = [None] * len(records)
-    for (mode, _, _, cap), idx in groups.items():
+    for rules, idx in groups.items():
+        mode = rules.mode
+        prm = params(rules)  # rejects pickup_order: agent
+        cap = ring_size(rules.deck.size)
         group = [records[i] for i in idx]
-        rules = group[0].rules
-        prm = params(rules)
         init, lens = seats_array(rules, [r.seats for r in group])
         if init.shape[2] < cap:  # pad to the ring size the core indexes with
             init = np.pad(init, ((0, 0), (0, 0), (0, cap - init.shape[2])))
@@ -312,17 +305,15 @@ def simulate(rules: Rules, players: int, games: int, seed: int, *, workers: int 
              first: int = 0) -> Simulation:
     """Deal and play ``games`` seeded games (``first`` .. ``first + games - 1``).
 
-    Game ``i`` is ``pyanitsa.cli.play.deal_record(rules, players, derive_seed(seed, i))``
+    Game ``i`` is ``Record.dealt(rules, players, derive_seed(seed, i))``
     played to the end; tactical hands play in the order dealt (a uniformly random order).
     The result does not depend on ``workers``.
     """
     rules.check_players(players)
-    if rules.mode == "classic":
-        params(rules)  # rejects pickup_order: agent
+    prm = params(rules)  # rejects pickup_order: agent
     if games < 0:
         raise ValueError("games must be >= 0")
     set_workers(workers)
-    prm = params(rules)
     strength = strength_table(rules)
     dealer_fixed = -1 if rules.dealer == "random" else int(rules.dealer)
     useed = np.uint64(seed & MASK64)

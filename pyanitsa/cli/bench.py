@@ -32,11 +32,9 @@ from dataclasses import asdict, dataclass, field
 from datetime import datetime
 from pathlib import Path
 
-from pyanitsa.classic import ClassicGame
-from pyanitsa.dealing import deal
-from pyanitsa.rng import Rng, derive_seed
+from pyanitsa.records import Record
+from pyanitsa.rng import derive_seed
 from pyanitsa.rules import Rules, preset
-from pyanitsa.tactical import TacticalGame
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 YARDSTICK_DIR = REPO_ROOT.parent / "shared" / "yardstick"
@@ -55,23 +53,11 @@ def register(sub: argparse._SubParsersAction) -> None:
 # -- workloads ----------------------------------------------------------------------------------
 
 
-def reference_classic(rules: Rules, games: int, seed: int) -> list[int]:
-    """Play ``games`` classic games with the reference engine; each game's rounds."""
-    rounds = []
-    for i in range(games):
-        rng = Rng(derive_seed(seed, i))
-        dealt = deal(rules, PLAYERS, rng)
-        rounds.append(ClassicGame(rules, dealt.seats, dealer=dealt.dealer, rng=rng).play().rounds)
-    return rounds
-
-
-def reference_tactical(rules: Rules, games: int, seed: int) -> list[int]:
-    """Tactical games with the hands in dealt order (a uniformly random order)."""
-    rounds = []
-    for i in range(games):
-        dealt = deal(rules, PLAYERS, Rng(derive_seed(seed, i)))
-        rounds.append(TacticalGame(rules, dealt.seats).play().rounds)
-    return rounds
+def reference_games(rules: Rules, games: int, seed: int) -> list[int]:
+    """Play ``games`` seeded games with the reference engine (tactical hands in the order
+    dealt, a uniformly random order); each game's rounds."""
+    return [Record.dealt(rules, PLAYERS, derive_seed(seed, i)).play().rounds
+            for i in range(games)]
 
 
 def batch_games(rules: Rules, games: int, seed: int) -> list[int] | object:
@@ -113,17 +99,17 @@ WORKLOADS = {
     w.name: w
     for w in [
         Workload("classic-war52", "war-52, pickup_order winner_first (the C yardstick's rules)",
-                 preset("war-52").replace(pickup_order="winner_first"), reference_classic,
+                 preset("war-52").replace(pickup_order="winner_first"), reference_games,
                  games=100_000, quick_games=3_000, ref_games=300, quick_ref_games=20,
                  yardstick=Yardstick("war.c", ("7", "0", "1"), 200_000, 20_000),
                  target=("rounds_per_s", 50e6, 100e6)),
         Workload("classic-war52-shuffled", "war-52, pickup_order shuffled",
-                 preset("war-52").replace(pickup_order="shuffled"), reference_classic,
+                 preset("war-52").replace(pickup_order="shuffled"), reference_games,
                  games=40_000, quick_games=2_000, ref_games=300, quick_ref_games=20,
                  yardstick=Yardstick("war.c", ("7", "1", "1"), 100_000, 10_000),
                  target=("rounds_per_s", 20e6, 48e6)),
         Workload("tactical-36", "tactical preset, 36 cards, hands in dealt order",
-                 preset("tactical"), reference_tactical,
+                 preset("tactical"), reference_games,
                  games=2_000_000, quick_games=50_000, ref_games=20_000, quick_ref_games=1_500,
                  yardstick=Yardstick("tactical.c", ("7",), 2_000_000, 200_000),
                  target=("games_per_s", 2e6, 5e6)),

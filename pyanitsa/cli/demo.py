@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import argparse
 
-from pyanitsa.cli.play import deal_record, describe
+from pyanitsa.cli.play import describe
 from pyanitsa.enumeration import enumerate_deals
 from pyanitsa.events import format_round
+from pyanitsa.records import Record
 from pyanitsa.rules import Rules, preset
 
 
@@ -19,7 +20,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     for name, players in (("classic-ru", 3), ("tactical", 4)):
         rules = preset(name)
-        record = deal_record(rules, players, args.seed)
+        record = Record.dealt(rules, players, args.seed)
         result, events = record.play_logged()
         print(f"== {name}, {players} players, seed {args.seed} ==")
         shown = events if len(events) <= 12 else events[:6] + events[-3:]

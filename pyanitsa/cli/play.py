@@ -7,13 +7,10 @@ import json
 
 from pyanitsa.cli import CliError
 from pyanitsa.cli.rules_args import add_rules_arguments, rules_from_args
-from pyanitsa.dealing import deal
 from pyanitsa.events import format_round
 from pyanitsa.hooks import hook, split_specs
 from pyanitsa.records import Record
 from pyanitsa.results import ClassicResult, Result, TacticalResult
-from pyanitsa.rng import Rng
-from pyanitsa.rules import Rules
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -35,14 +32,6 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(run=run)
 
 
-def deal_record(rules: Rules, players: int, seed: int) -> Record:
-    """The record of a seeded deal: the dealt stacks or hands, plus the generator's state."""
-    rng = Rng(seed)
-    dealt = deal(rules, players, rng)
-    return Record(rules, dealt.seats, dealer=dealt.dealer if rules.mode == "classic" else None,
-                  seed=rng.state if rules.random_play else None)
-
-
 def run(args: argparse.Namespace) -> int:
     rules = rules_from_args(args)
     specs = split_specs(args.agents) if args.agents else None
@@ -52,7 +41,7 @@ def run(args: argparse.Namespace) -> int:
     if specs is None:
         if rules.pickup_order == "agent":
             raise CliError("pickup_order: agent needs --agents (one per seat)")
-        record = deal_record(rules, players, args.seed)
+        record = Record.dealt(rules, players, args.seed)
         result, events = record.play_logged()
     else:
         outcome = hook("play_game")(rules, specs, args.seed, log=True,
