@@ -114,12 +114,13 @@ class ClassicGame:
 
     ``stacks`` are the seats' stacks, top card first; ``dealer`` leads the first round. ``rng``
     is needed when the rules shuffle during play; ``pickup`` when ``pickup_order`` is ``agent``.
-    With ``log=True`` every round is kept in :attr:`events`.
+    With ``log=True`` every round is kept in :attr:`events`. ``piles`` are won piles to start
+    with (a game set up mid-way: :meth:`from_position`).
     """
 
     def __init__(self, rules: Rules, stacks: Sequence[Sequence[Card]], *, dealer: Seat = 0,
                  rng: Rng | None = None, pickup: PickupAgent | None = None,
-                 log: bool = False) -> None:
+                 log: bool = False, piles: Sequence[Sequence[Card]] | None = None) -> None:
         if rules.mode != "classic":
             raise InvalidRulesError(f"mode: {rules.mode} rules given to the classic engine")
         players = len(stacks)
@@ -136,8 +137,9 @@ class ClassicGame:
         self.players = players
         self.judge = Judge(rules)
         self.stacks: list[deque[Card]] = [deque(s) for s in stacks]
-        self.piles: list[list[Card]] = [[] for _ in range(players)]
-        self.in_game = [bool(s) for s in stacks]
+        self.piles: list[list[Card]] = ([list(p) for p in piles] if piles is not None
+                                         else [[] for _ in range(players)])
+        self.in_game = [self.count(s) > 0 for s in range(players)]
         self.unknown = [len(s) for s in stacks]
         """Cards at the top of each stack whose order its owner never saw (as dealt, or
         shuffled in by ``refill: shuffle``); the rest of the stack is the owner's own pickups."""
@@ -166,17 +168,12 @@ class ClassicGame:
                       pickup: PickupAgent | None = None, log: bool = False) -> ClassicGame:
         """A game standing at ``position`` (checked first); its cycle memory starts there."""
         position.check(rules)
-        game = cls(rules, position.stacks, dealer=position.leader,
+        game = cls(rules, position.stacks, piles=position.piles, dealer=position.leader,
                    rng=Rng(position.seed) if position.seed is not None else None,
                    pickup=pickup, log=log)
-        game.piles = [list(p) for p in position.piles]
-        game.in_game = [game.count(s) > 0 for s in range(game.players)]
         game.eliminated = list(position.eliminated)
         game.rounds = position.rounds
         game.showdowns = position.showdowns
-        game.leader = position.leader
-        if not game.in_game[game.leader]:
-            game._pass_lead()
         return game
 
     def position(self) -> ClassicPosition:
