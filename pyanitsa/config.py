@@ -29,23 +29,29 @@ def add_set_argument(parser: argparse.ArgumentParser, examples: str) -> None:
                                                   f"into mappings and lists ({examples})")
 
 
-def read_mapping(path: str | Path, overrides: Iterable[str] = (), *,
-                 error: type[ConfigError] = ConfigError) -> dict[str, Any]:
-    """A YAML file's mapping, with ``name`` defaulting to the file's stem, overrides applied."""
-    path = Path(path)
-    data = yaml.safe_load(path.read_text(encoding="utf-8"))
+def load_mapping(path: str | Path, *, error: type[PyanitsaError] = ConfigError
+                 ) -> dict[str, Any]:
+    """A YAML file's mapping (an empty file is an empty one)."""
+    data = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
     if data is None:
-        data = {}
+        return {}
     if not isinstance(data, dict):
         raise error(f"{path}: must be a YAML mapping of fields")
-    data.setdefault("name", path.stem)
+    return data
+
+
+def read_mapping(path: str | Path, overrides: Iterable[str] = (), *,
+                 error: type[PyanitsaError] = ConfigError) -> dict[str, Any]:
+    """A YAML file's mapping, with ``name`` defaulting to the file's stem, overrides applied."""
+    data = load_mapping(path, error=error)
+    data.setdefault("name", Path(path).stem)
     for item in overrides:
         apply_override(data, item, error=error)
     return data
 
 
 def apply_override(data: dict[str, Any], item: str, *,
-                   error: type[ConfigError] = ConfigError) -> None:
+                   error: type[PyanitsaError] = ConfigError) -> None:
     """Set ``a.b.2.c=VALUE`` in nested mappings and lists; VALUE is read as YAML.
 
     An index equal to a list's length appends; a missing mapping on the way is created.
