@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
+from functools import cache
 from typing import Any
 
 from pyanitsa.cards import Card, Deck
@@ -23,13 +24,18 @@ from pyanitsa.rules import Rules
 MAX_ENUMERATED_DEALS = 10**12
 
 
-def arrangements(deck: Deck) -> int:
-    """Distinct arrangements of the deck's ranks: a multinomial coefficient."""
-    counts = Counter(deck.values)
-    total = math.factorial(deck.size)
-    for c in counts.values():
+def multinomial(counts: Iterable[int]) -> int:
+    """Distinct arrangements of a multiset with these multiplicities."""
+    counts = list(counts)
+    total = math.factorial(sum(counts))
+    for c in counts:
         total //= math.factorial(c)
     return total
+
+
+def arrangements(deck: Deck) -> int:
+    """Distinct arrangements of the deck's ranks."""
+    return multinomial(Counter(deck.values).values())
 
 
 def count_deals(deck: Deck) -> int:
@@ -41,10 +47,7 @@ def count_deals(deck: Deck) -> int:
     if any(c % 2 for c in counts.values()):
         return total // 2
     # Arrangements whose halves are equal are their own seat swap.
-    palindromic = math.factorial(deck.size // 2)
-    for c in counts.values():
-        palindromic //= math.factorial(c // 2)
-    return (total + palindromic) // 2
+    return (total + multinomial(c // 2 for c in counts.values())) // 2
 
 
 def _next_permutation(a: list[int]) -> bool:
@@ -75,12 +78,18 @@ def distinct_deals(deck: Deck) -> Iterator[tuple[tuple[int, ...], tuple[int, ...
             return
 
 
-def stacks_for(deck: Deck, deal: Sequence[Sequence[int]]) -> list[list[Card]]:
-    """Cards for rank-value sequences, handing out each value's copies in order."""
+@cache
+def _copies(deck: Deck) -> dict[int, tuple[Card, ...]]:
+    """Each rank value's cards, the last card first (handed out by popping)."""
     copies: dict[int, list[Card]] = {}
     for card in reversed(range(deck.size)):
         copies.setdefault(deck.values[card], []).append(card)
-    pools = {v: list(cs) for v, cs in copies.items()}
+    return {v: tuple(cs) for v, cs in copies.items()}
+
+
+def stacks_for(deck: Deck, deal: Sequence[Sequence[int]]) -> list[list[Card]]:
+    """Cards for rank-value sequences, handing out each value's copies in order."""
+    pools = {v: list(cs) for v, cs in _copies(deck).items()}
     return [[pools[v].pop() for v in seat] for seat in deal]
 
 
@@ -147,7 +156,8 @@ class DealStats:
         }
 
 
-def check_enumerable(rules: Rules) -> None:
+def check_enumerable(rules: Rules) -> int:
+    """Raise unless the rules' deals can be enumerated; returns the seat that leads."""
     if rules.mode != "classic":
         raise InvalidRulesError("mode: enumerate plays classic deals (tactical games depend on "
                                 "the players' orders)")
@@ -157,6 +167,10 @@ def check_enumerable(rules: Rules) -> None:
     if count_deals(rules.deck) > MAX_ENUMERATED_DEALS:
         raise InvalidRulesError(f"deck: {rules.deck} has {count_deals(rules.deck):.3g} distinct "
                                 "deals, too many to enumerate")
+    dealer = rules.dealer if rules.dealer != "random" else 0
+    if dealer > 1:
+        raise InvalidRulesError(f"dealer: seat {dealer} does not exist with 2 seats")
+    return dealer
 
 
 def enumerate_deals(rules: Rules, *, progress: Callable[[int], None] | None = None
@@ -166,11 +180,8 @@ def enumerate_deals(rules: Rules, *, progress: Callable[[int], None] | None = No
     Seat 0 leads unless the rules fix another dealer. ``progress(n)`` is called with the number
     of deals done since the last call.
     """
-    check_enumerable(rules)
+    dealer = check_enumerable(rules)
     deck = rules.deck
-    dealer = rules.dealer if rules.dealer != "random" else 0
-    if dealer > 1:
-        raise InvalidRulesError(f"dealer: seat {dealer} does not exist with 2 seats")
     stats = DealStats()
     pending = 0
     for deal in distinct_deals(deck):

@@ -30,8 +30,14 @@ from pyanitsa.batch.classic import (
 )
 from pyanitsa.batch.encode import CAPPED, CYCLE, DRAW, params, ring_size
 from pyanitsa.cards import strengths
-from pyanitsa.enumeration import DealStats, Longest, arrangements, check_enumerable, stacks_for
-from pyanitsa.errors import InvalidRulesError
+from pyanitsa.enumeration import (
+    DealStats,
+    Longest,
+    arrangements,
+    check_enumerable,
+    multinomial,
+    stacks_for,
+)
 from pyanitsa.rules import Rules
 
 # chunk statistics
@@ -145,7 +151,7 @@ def unrank(values: list[int], rank: int) -> list[int]:
     counts = Counter(values)
     keys = sorted(counts)
     n = len(values)
-    total = arrangements_of(counts)
+    total = multinomial(counts.values())
     out = []
     for _ in range(len(values)):
         for v in keys:
@@ -162,14 +168,6 @@ def unrank(values: list[int], rank: int) -> list[int]:
     return out
 
 
-def arrangements_of(counts: Counter) -> int:
-    from math import factorial
-    total = factorial(sum(counts.values()))
-    for c in counts.values():
-        total //= factorial(c)
-    return total
-
-
 def enumerate_batch(rules: Rules, *, workers: int | None = None, chunk: int = DEFAULT_CHUNK,
                     progress: Callable[[int], None] | None = None) -> DealStats:
     """:func:`pyanitsa.enumeration.enumerate_deals` on the batch core (the same result).
@@ -177,11 +175,8 @@ def enumerate_batch(rules: Rules, *, workers: int | None = None, chunk: int = DE
     ``workers`` threads (default: every core); ``progress(n)`` gets the deals done since its
     last call.
     """
-    check_enumerable(rules)
+    dealer = check_enumerable(rules)
     deck = rules.deck
-    dealer = rules.dealer if rules.dealer != "random" else 0
-    if dealer > 1:
-        raise InvalidRulesError(f"dealer: seat {dealer} does not exist with 2 seats")
     n_threads = set_workers(workers)
     prm = params(rules)
     strength, _, _ = strengths(deck, weakest_beats_ace=rules.weakest_beats_ace)
