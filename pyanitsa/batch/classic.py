@@ -51,7 +51,7 @@ from pyanitsa.batch.encode import (
     WEAKEST_WINS,
     WIN,
 )
-from pyanitsa.batch.rng import deal_into, derive_seed1, shuffle
+from pyanitsa.batch.rng import deal_s, derive_seed1, shuffle
 
 PMAX = 8
 COPIES = 5
@@ -635,15 +635,11 @@ def simulate_range(prm, strength, players, equal, dealer_fixed, seed, first, cou
     stk, pile, cnt, g, tab, sm, buf = make_work(cap)
     rng = np.zeros(1, np.uint64)
     cards = np.zeros(deck, np.int64)
-    seat_cards = np.zeros((PMAX, deck), np.int64)
     seat_len = np.zeros(PMAX, np.int64)
     init = np.zeros((PMAX, cap), np.uint8)
     for i in range(count_):
-        rng[0] = derive_seed1(seed, first + i)
-        dealer = deal_into(rng, players, deck, equal, dealer_fixed, cards, seat_cards, seat_len)
-        for s in range(players):
-            for j in range(seat_len[s]):
-                init[s, j] = strength[seat_cards[s, j]]
+        rng[0], dealer = deal_s(derive_seed1(seed, first + i), players, deck, equal,
+                                dealer_fixed, cards, strength, init, seat_len)
         play_any(stk, pile, cnt, g, tab, sm, buf, prm, players, init, seat_len, dealer, rng,
                  out, out_row0 + i, out_elim)
 

@@ -36,7 +36,7 @@ from pyanitsa.batch.encode import (
     WEAKEST,
     WIN,
 )
-from pyanitsa.batch.rng import randbelow_s
+from pyanitsa.batch.rng import randbelow_s, shuffle_s
 
 WATCH_FROM = 1024
 """Rounds before the kernel starts looking for a repeated position. A cycle, once entered,
@@ -282,11 +282,7 @@ def play2(prm, init, ilen, dealer, rng, stk, snap, tab, buf, out, row, out_elim)
                 elif how == 7:
                     for j in range(nt):
                         buf[j] = tab[0, j]
-                    for i in range(nt - 1, 0, -1):
-                        s, j = randbelow_s(s, i + 1)
-                        t = buf[i]
-                        buf[i] = buf[j]
-                        buf[j] = t
+                    s = shuffle_s(buf, nt, s)
                 else:
                     sort_table(tab, buf, nt, how)
                 if w == 0:

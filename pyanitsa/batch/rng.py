@@ -1,7 +1,8 @@
 """SplitMix64, Lemire's bounded draw and Fisher–Yates, compiled; bit for bit ``pyanitsa.rng``.
 
-A generator's state is one ``uint64``; compiled code keeps it in a one-element ``uint64`` array so
-that callees advance it in place. All arithmetic is on ``np.uint64`` (it wraps modulo 2**64).
+A generator's state is one ``uint64``, held in a local (functions return the new state) or, where
+callees must advance it in place, in a one-element ``uint64`` array. All arithmetic is on
+``np.uint64`` (it wraps modulo 2**64).
 """
 
 from __future__ import annotations
@@ -28,71 +29,10 @@ def mix64(z):
 
 
 @njit(cache=True, _nrt=False, inline="always")
-def next_u64(state):
-    """Advance ``state`` (a ``uint64[1]`` array) and return the next output."""
-    s = state[0] + GOLDEN
-    state[0] = s
-    return mix64(s)
-
-
-@njit(cache=True, _nrt=False, inline="always")
-def randbelow(state, n):
-    """A uniform integer in ``[0, n)``, exactly as ``Rng.randbelow``."""
-    un = np.uint64(n)
-    m = (next_u64(state) >> _S32) * un
-    low = m & _LOW32
-    if low < un:
-        threshold = (_TWO32 - un) % un
-        while low < threshold:
-            m = (next_u64(state) >> _S32) * un
-            low = m & _LOW32
-    return np.int64(m >> _S32)
-
-
-@njit(cache=True, _nrt=False)
-def shuffle(items, n, state):
-    """Fisher–Yates of ``items[:n]`` from the last position down, as ``Rng.shuffle``."""
-    for i in range(n - 1, 0, -1):
-        j = randbelow(state, i + 1)
-        t = items[i]
-        items[i] = items[j]
-        items[j] = t
-
-
-@njit(cache=True, _nrt=False)
-def derive_seed1(seed, i):
-    """``derive_seed(seed, i)`` for a 64-bit ``seed`` and a game index ``i >= 0``."""
-    s = mix64(np.uint64(seed) + GOLDEN)
-    return mix64((s ^ mix64(np.uint64(i) + GOLDEN)) + GOLDEN)
-
-
-@njit(cache=True, _nrt=False)
-def deal_into(state, players, deck_size, equal, dealer_fixed, cards, seat_cards, seat_len):
-    """``pyanitsa.dealing.deal`` with the generator ``state``; returns the dealer.
-
-    ``cards`` is scratch of ``deck_size``; seat ``s`` receives card ids in
-    ``seat_cards[s, :seat_len[s]]`` in the order received.
-    """
-    dealer = randbelow(state, players) if dealer_fixed < 0 else dealer_fixed
-    for i in range(deck_size):
-        cards[i] = i
-    shuffle(cards, deck_size, state)
-    dealt = deck_size - deck_size % players if equal else deck_size
-    for s in range(players):
-        seat_len[s] = 0
-    s = (dealer + 1) % players
-    for i in range(dealt):
-        seat_cards[s, seat_len[s]] = cards[i]
-        seat_len[s] += 1
-        s += 1
-        if s == players:
-            s = 0
-    return dealer
-
-
-@njit(cache=True, _nrt=False)
 def randbelow_s(s, n):
-    """:func:`randbelow` on a state held in a local: returns ``(new state, draw)``."""
+    """A uniform integer in ``[0, n)`` from state ``s``, exactly as ``Rng.randbelow``:
+    returns ``(new state, draw)``. Kernels keep the state in a local; the wrappers below keep
+    it in a ``uint64[1]`` array for callees that advance it in place."""
     un = np.uint64(n)
     s = s + GOLDEN
     m = (mix64(s) >> _S32) * un
@@ -104,3 +44,63 @@ def randbelow_s(s, n):
             m = (mix64(s) >> _S32) * un
             low = m & _LOW32
     return s, np.int64(m >> _S32)
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def shuffle_s(items, n, s):
+    """Fisher–Yates of ``items[:n]`` from the last position down, as ``Rng.shuffle``; returns
+    the new state."""
+    for i in range(n - 1, 0, -1):
+        s, j = randbelow_s(s, i + 1)
+        t = items[i]
+        items[i] = items[j]
+        items[j] = t
+    return s
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def deal_s(s, players, deck_size, equal, dealer_fixed, cards, strength, seats, seat_len):
+    """``pyanitsa.dealing.deal`` from state ``s``: seat ``t`` receives the strengths of its
+    cards in ``seats[t, :seat_len[t]]`` in the order received. ``cards`` is scratch of
+    ``deck_size``. Returns ``(new state, dealer)``."""
+    if dealer_fixed < 0:
+        s, dealer = randbelow_s(s, players)
+    else:
+        dealer = dealer_fixed
+    for i in range(deck_size):
+        cards[i] = i
+    s = shuffle_s(cards, deck_size, s)
+    dealt = deck_size - deck_size % players if equal else deck_size
+    first = dealer + 1
+    if first == players:
+        first = 0
+    # card i goes to seat first + i (round the table), position i // players
+    t = first
+    pos = 0
+    for i in range(dealt):
+        seats[t, pos] = strength[cards[i]]
+        t += 1
+        if t == players:
+            t = 0
+        if t == first:
+            pos += 1
+    extra = dealt % players
+    for k in range(players):
+        u = first + k
+        if u >= players:
+            u -= players
+        seat_len[u] = dealt // players + (1 if k < extra else 0)
+    return s, dealer
+
+
+@njit(cache=True, _nrt=False)
+def shuffle(items, n, state):
+    """:func:`shuffle_s` with the state in ``state[0]``."""
+    state[0] = shuffle_s(items, n, state[0])
+
+
+@njit(cache=True, _nrt=False)
+def derive_seed1(seed, i):
+    """``derive_seed(seed, i)`` for a 64-bit ``seed`` and a game index ``i >= 0``."""
+    s = mix64(np.uint64(seed) + GOLDEN)
+    return mix64((s ^ mix64(np.uint64(i) + GOLDEN)) + GOLDEN)

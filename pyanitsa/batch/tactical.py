@@ -10,7 +10,7 @@ import numpy as np
 from numba import njit, prange
 
 from pyanitsa.batch.classic import PMAX, top_set
-from pyanitsa.batch.rng import derive_seed1, randbelow_s
+from pyanitsa.batch.rng import deal_s, derive_seed1
 
 # columns of a result row: then scores, then the winner mask
 T_ROUNDS, T_SHOWDOWNS, T_REMOVED, T_NWIN = 0, 1, 2, 3
@@ -194,39 +194,13 @@ def simulate_range(strength, players, dealer_fixed, seed, first, count_, special
     """Deal (exactly as ``pyanitsa.dealing.deal``, equal hands) and play games
     ``first .. first + count_ - 1`` into rows from ``row0``."""
     deck = strength.shape[0]
-    n = deck // players
-    dealt = n * players
     cards = np.zeros(deck, np.int64)
-    hands = np.zeros((PMAX, n), np.uint8)
-    lens = np.full(PMAX, n, np.int64)
+    hands = np.zeros((PMAX, deck // players), np.uint8)
+    lens = np.zeros(PMAX, np.int64)
     nxt, played, cont, faces, idx, holders = hand_scratch(hands)
     for g in range(count_):
-        s = derive_seed1(seed, first + g)
-        if dealer_fixed < 0:
-            s, dealer = randbelow_s(s, players)
-        else:
-            dealer = dealer_fixed
-        for i in range(deck):
-            cards[i] = i
-        for i in range(deck - 1, 0, -1):
-            s, j = randbelow_s(s, i + 1)
-            t = cards[i]
-            cards[i] = cards[j]
-            cards[j] = t
-        seat = dealer + 1
-        if seat == players:
-            seat = 0
-        pos = 0
-        k = 0
-        for i in range(dealt):
-            hands[seat, pos] = strength[cards[i]]
-            seat += 1
-            if seat == players:
-                seat = 0
-            k += 1
-            if k == players:
-                k = 0
-                pos += 1
+        deal_s(derive_seed1(seed, first + g), players, deck, True, dealer_fixed, cards, strength,
+               hands, lens)
         play_row(hands, lens, players, special, weakest, ace, wwins, misere, scores, wins, out,
                  row0 + g, nxt, played, cont, faces, idx, holders)
 
