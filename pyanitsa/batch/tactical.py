@@ -10,6 +10,7 @@ import numpy as np
 from numba import njit, prange
 
 from pyanitsa.batch.classic import PMAX, top_set
+from pyanitsa.batch.classic_fast import winner2
 from pyanitsa.batch.rng import deal_s, derive_seed1
 
 # columns of a result row: then scores, then the winner mask
@@ -124,11 +125,7 @@ def play_pair(ha, hb, na, nb, special, weakest, ace):
             pot += 2
             showdowns += 1
             if a != b:
-                if special and a == weakest and b == ace:
-                    sa += pot
-                elif special and b == weakest and a == ace:
-                    sb += pot
-                elif a > b:
+                if winner2(a, b, special, weakest, ace) == 0:
                     sa += pot
                 else:
                     sb += pot
