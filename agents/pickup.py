@@ -24,6 +24,7 @@ from pyanitsa.agents.odds import interleave_gap, showdown_odds, tie_chain
 from pyanitsa.agents.protocol import BaseAgent, PickupView
 from pyanitsa.agents.specs import register
 from pyanitsa.cards import Card
+from pyanitsa.classic import fixed_pickup_order
 from pyanitsa.rng import Rng
 
 
@@ -55,26 +56,10 @@ def table_steps(view: PickupView) -> list[int]:
 
 def engine_order(view: PickupView, how: str) -> list[Card]:
     """The order the engine gives a table under a fixed, non-random ``pickup_order``."""
-    cards = view.cards
-    n = len(cards)
-    if how == "table":
-        return list(cards)
-    rank_of = view.ranks.rank_of
-    if how == "by_seat":
-        seats = list(dict.fromkeys(view.owners))  # first appearance = the round's play order
-        return [cards[i] for s in seats for i in range(n) if view.owners[i] == s]
-    if how in ("winner_first", "loser_first"):
-        mine = [c for c, o in zip(cards, view.owners, strict=True) if o == view.seat]
-        rest = [c for c, o in zip(cards, view.owners, strict=True) if o != view.seat]
-        return mine + rest if how == "winner_first" else rest + mine
-    if how == "high_first":
-        return sorted(cards, key=lambda c: -rank_of[c])
-    if how == "low_first":
-        return sorted(cards, key=lambda c: rank_of[c])
-    if how == "natural":
-        steps = table_steps(view)
-        return [cards[i] for i in sorted(range(n), key=lambda i: (-steps[i], -rank_of[cards[i]]))]
-    raise ValueError(f"pickup order {how!r} is not a fixed order")
+    steps = table_steps(view) if how == "natural" else []
+    # first appearance of each owner is the round's play order
+    return fixed_pickup_order(how, view.cards, view.owners, steps, view.ranks.rank_of,
+                              view.seat, list(dict.fromkeys(view.owners)))
 
 
 class FixedPickup(BaseAgent):

@@ -64,12 +64,13 @@ from typing import Any
 import numpy as np
 
 from pyanitsa.agents import kernels
+from pyanitsa.agents.pickup import engine_order
 from pyanitsa.agents.protocol import BaseAgent, HandView, PickupView
 from pyanitsa.agents.specs import make_agent, register
 from pyanitsa.batch.api import UNFINISHED, ClassicBatch, play_positions
 from pyanitsa.batch.encode import WIN
 from pyanitsa.cards import Card
-from pyanitsa.classic import ClassicPosition
+from pyanitsa.classic import FIXED_PICKUP_ORDERS, ClassicPosition
 from pyanitsa.errors import PyanitsaError
 from pyanitsa.ranks import RankTable, rank_table
 from pyanitsa.rules import Rules
@@ -461,8 +462,7 @@ World = tuple[tuple[tuple[Card, ...], ...], tuple[tuple[Card, ...], ...]]
 class PickupRollouts:
     """Candidate orders of a won table, scored by rollouts from sampled hidden stacks."""
 
-    FIXED = ("table", "by_seat", "winner_first", "loser_first", "high_first", "low_first",
-             "natural")
+    FIXED = FIXED_PICKUP_ORDERS
 
     def __init__(self, view: PickupView, horizon: int) -> None:
         self.view = view
@@ -489,39 +489,8 @@ class PickupRollouts:
         self.counts_after = counts
         self.went_out = went_out
 
-    def _steps(self) -> list[int]:
-        """Dispute step of each table card, from owners and face-up flags (table order)."""
-        v = self.view
-        pos = {s: i for i, s in enumerate(self.order)}
-        steps = []
-        step, prev, prev_up = 0, -1, False
-        for o, up in zip(v.owners, v.face_up, strict=True):
-            p = pos.get(o, 0)
-            if prev >= 0 and (p < prev or (p == prev and prev_up)):
-                step += 1
-            steps.append(step)
-            prev, prev_up = p, up
-        return steps
-
     def fixed_order(self, how: str) -> list[Card]:
-        v = self.view
-        cards, owners = list(v.cards), list(v.owners)
-        st = self.strength
-        n = len(cards)
-        if how == "table":
-            return cards
-        if how == "by_seat":
-            return [cards[i] for s in self.order for i in range(n) if owners[i] == s]
-        if how in ("winner_first", "loser_first"):
-            mine = [c for c, o in zip(cards, owners, strict=True) if o == v.seat]
-            rest = [c for c, o in zip(cards, owners, strict=True) if o != v.seat]
-            return mine + rest if how == "winner_first" else rest + mine
-        if how == "high_first":
-            return sorted(cards, key=lambda c: -st[c])
-        if how == "low_first":
-            return sorted(cards, key=lambda c: st[c])
-        steps = self._steps()
-        return [cards[i] for i in sorted(range(n), key=lambda i: (-steps[i], -st[cards[i]]))]
+        return engine_order(self.view, how)
 
     def candidates(self, rng: np.random.Generator, extra: int) -> list[tuple[Card, ...]]:
         seen: set[tuple[int, ...]] = set()

@@ -105,6 +105,35 @@ class ClassicPosition:
                     seen.add(c)
 
 
+FIXED_PICKUP_ORDERS = ("table", "by_seat", "winner_first", "loser_first", "high_first",
+                       "low_first", "natural")
+"""The pickup orders that follow from the table alone (RULES.md §2.5)."""
+
+
+def fixed_pickup_order(how: str, cards: Sequence[Card], owners: Sequence[Seat],
+                       steps: Sequence[int], key: Sequence[int], winner: Seat,
+                       order: Sequence[Seat]) -> list[Card]:
+    """A won table in the fixed pickup order ``how``: ``cards`` in table order with their
+    ``owners`` and dispute ``steps``; ``key[c]`` orders cards by strength (strengths or rank
+    indices); ``order`` is the round's play order."""
+    n = len(cards)
+    if how == "table":
+        return list(cards)
+    if how == "by_seat":
+        return [cards[i] for s in order for i in range(n) if owners[i] == s]
+    if how in ("winner_first", "loser_first"):
+        mine = [c for c, o in zip(cards, owners, strict=True) if o == winner]
+        rest = [c for c, o in zip(cards, owners, strict=True) if o != winner]
+        return mine + rest if how == "winner_first" else rest + mine
+    if how == "high_first":
+        return sorted(cards, key=lambda c: -key[c])
+    if how == "low_first":
+        return sorted(cards, key=lambda c: key[c])
+    if how == "natural":
+        return [cards[i] for i in sorted(range(n), key=lambda i: (-steps[i], -key[cards[i]]))]
+    raise ValueError(f"pickup order {how!r} is not a fixed order")
+
+
 PickupAgent = Callable[[PickupRequest], Sequence[Card]]
 """Returns the order in which the table goes under the stack, first played first."""
 
@@ -422,23 +451,9 @@ class ClassicGame:
     def _pickup_order(self, winner: Seat, order: list[Seat], t_cards: list[Card],
                       t_owner: list[Seat], t_step: list[int], t_up: list[bool]) -> list[Card]:
         how = self.rules.pickup_order
-        if how == "table":
-            return t_cards
-        strength = self.judge.strength
-        n = len(t_cards)
-        if how == "by_seat":
-            return [t_cards[i] for s in order for i in range(n) if t_owner[i] == s]
-        if how in ("winner_first", "loser_first"):
-            mine = [c for c, o in zip(t_cards, t_owner, strict=True) if o == winner]
-            rest = [c for c, o in zip(t_cards, t_owner, strict=True) if o != winner]
-            return mine + rest if how == "winner_first" else rest + mine
-        if how == "high_first":
-            return sorted(t_cards, key=lambda c: -strength[c])
-        if how == "low_first":
-            return sorted(t_cards, key=lambda c: strength[c])
-        if how == "natural":
-            return [t_cards[i] for i in sorted(range(n),
-                                               key=lambda i: (-t_step[i], -strength[t_cards[i]]))]
+        if how in FIXED_PICKUP_ORDERS:
+            return fixed_pickup_order(how, t_cards, t_owner, t_step, self.judge.strength, winner,
+                                      order)
         if how == "shuffled":
             assert self.rng is not None
             cards = list(t_cards)
