@@ -85,10 +85,9 @@ def duplicate_match(rules: Rules, agent: Agent, opponent: Agent, deals: int, see
     for start in range(0, deals, chunk):
         seeds = [derive_seed(seed, i) for i in range(start, min(deals, start + chunk))]
         # game (deal i, seating k): the agent in seat k, the opponent in seat 1 - k
-        mine_v, mine_r, opp_v, opp_r, hands_of = [], [], [], [], []
+        mine_v, mine_r, opp_v, opp_r = [], [], [], []
         for gs in seeds:
             dealt = deal(rules, 2, Rng(gs))
-            hands_of.append(dealt.seats)
             views = [hand_view(rules, s, dealt.seats, len(dealt.set_aside)) for s in (0, 1)]
             for k in (0, 1):
                 mine_v.append(views[k])

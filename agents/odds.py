@@ -49,6 +49,17 @@ def showdown_odds(table: RankTable, pool: Sequence[int], opponents: int = 1) -> 
     return win, tie, lose
 
 
+def tie_and_edge(table: RankTable, pool: Sequence[int], opponents: int,
+                 misere: bool) -> tuple[list[float], list[float]]:
+    """Per rank: the chance to tie at the top against ``opponents`` cards from ``pool``, and
+    the follower's edge against one (its chance to win minus its chance to lose; misère:
+    the other way round), as :func:`tie_chain` takes them."""
+    _, tie, _ = showdown_odds(table, pool, opponents)
+    win1, _, lose1 = showdown_odds(table, pool, 1)
+    sign = -1.0 if misere else 1.0
+    return tie, [sign * (w - lo) for w, lo in zip(win1, lose1, strict=True)]
+
+
 def tie_chain(ranks: Sequence[int], tie: Sequence[float], edge: Sequence[float],
               rng: np.random.Generator, *, lead_tie: float | None = None) -> list[int]:
     """An order of the items ``0..n-1`` (item ``i`` has rank ``ranks[i]``) in which the cards

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from pyanitsa.agents.odds import interleave_gap, showdown_odds, tie_chain
+from pyanitsa.agents.odds import interleave_gap, tie_and_edge, tie_chain
 from pyanitsa.agents.protocol import BaseAgent, PickupView
 from pyanitsa.agents.specs import register
 from pyanitsa.cards import Card
@@ -161,10 +161,7 @@ def tie_aware_order(view: PickupView, rng: np.random.Generator) -> list[Card]:
     table = view.ranks
     pool = opponent_pool(view)
     opponents = max(1, sum(view.in_game) - 1)
-    _, tie, _ = showdown_odds(table, pool, opponents)
-    win1, _, lose1 = showdown_odds(table, pool, 1)
-    sign = -1.0 if view.rules.misere else 1.0
-    edge = [sign * (w - lo) for w, lo in zip(win1, lose1, strict=True)]
+    tie, edge = tie_and_edge(table, pool, opponents, view.rules.misere)
     rules = view.rules
     gap = rules.stakes + 1 if rules.dispute == "down_up" else 1
     before = view.my_pile[-1:] or view.known_tail[-1:]

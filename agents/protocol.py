@@ -130,12 +130,18 @@ class BaseAgent:
 def hand_view(rules: Rules, seat: Seat, hands: Sequence[Sequence[Card]],
               set_aside: int) -> HandView:
     """The view of ``seat`` when every seat holds ``hands`` (as dealt)."""
+    return view_for(rules, seat, len(hands), hands[seat], set_aside)
+
+
+def view_for(rules: Rules, seat: Seat, players: int, hand: Sequence[Card],
+             set_aside: int) -> HandView:
+    """The view a seat holding ``hand`` gets among ``players`` seats."""
     table = rank_table(rules)
     rank_of = table.rank_of
-    hand = tuple(sorted(hands[seat], key=lambda c: (rank_of[c], c)))
-    mine = table.histogram(hand)
+    sorted_hand = tuple(sorted(hand, key=lambda c: (rank_of[c], c)))
+    mine = table.histogram(sorted_hand)
     unseen = tuple(total - own for total, own in zip(table.counts, mine, strict=True))
-    return HandView(rules, seat, len(hands), hand, unseen, set_aside)
+    return HandView(rules, seat, players, sorted_hand, unseen, set_aside)
 
 
 def pickup_view(request: PickupRequest) -> PickupView:

@@ -19,7 +19,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from pyanitsa.agents.odds import showdown_odds, tie_chain
+from pyanitsa.agents.odds import tie_and_edge, tie_chain
 from pyanitsa.agents.protocol import BaseAgent, HandView, PickupView
 from pyanitsa.agents.specs import register
 from pyanitsa.cards import Card
@@ -245,10 +245,7 @@ class TieAware(BaseAgent):
 
     def order_hand(self, view: HandView, rng: np.random.Generator) -> list[Card]:
         table = view.ranks
-        _, tie, _ = showdown_odds(table, view.unseen, view.players - 1)
-        win1, _, lose1 = showdown_odds(table, view.unseen, 1)
-        sign = -1.0 if view.rules.misere else 1.0
-        edge = [sign * (w - lo) for w, lo in zip(win1, lose1, strict=True)]
+        tie, edge = tie_and_edge(table, view.unseen, view.players - 1, view.rules.misere)
         order = tie_chain(view.hand_ranks(), tie, edge, rng)
         return [view.hand[i] for i in order]
 

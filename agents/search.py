@@ -65,7 +65,7 @@ import numpy as np
 
 from pyanitsa.agents import kernels
 from pyanitsa.agents.pickup import engine_order
-from pyanitsa.agents.protocol import BaseAgent, HandView, PickupView
+from pyanitsa.agents.protocol import BaseAgent, HandView, PickupView, view_for
 from pyanitsa.agents.specs import make_agent, register
 from pyanitsa.batch.api import UNFINISHED, ClassicBatch, play_positions
 from pyanitsa.batch.encode import WIN
@@ -110,17 +110,6 @@ def unseen_cards(view: HandView) -> list[Card]:
     """Every card of the deck that is not in my hand."""
     mine = set(view.hand)
     return [c for c in range(view.rules.deck.size) if c not in mine]
-
-
-def view_for(rules: Rules, seat: int, players: int, hand: Sequence[Card],
-             set_aside: int) -> HandView:
-    """The view a seat holding ``hand`` would get."""
-    table = rank_table(rules)
-    rank_of = table.rank_of
-    sorted_hand = tuple(sorted(hand, key=lambda c: (rank_of[c], c)))
-    own = table.histogram(sorted_hand)
-    unseen = tuple(t - o for t, o in zip(table.counts, own, strict=True))
-    return HandView(rules, seat, players, sorted_hand, unseen, set_aside)
 
 
 class OpponentModel:

@@ -71,14 +71,11 @@ def read_seat(seat: object, players: int) -> int | None:
     return seat
 
 
-def read_render_mode(render_mode: str | None, modes: Sequence[str]) -> str | None:
-    """The render mode, kept even when unsupported (as Gymnasium does: stable-baselines3's
-    ``make_vec_env`` asks every env for ``rgb_array``); only ``render()`` then refuses it."""
-    return render_mode
-
-
 def render_text(render_mode: str | None, text: Callable[[], str]) -> str | None:
-    """``render()`` for envs with only the ``ansi`` mode."""
+    """``render()`` for envs with only the ``ansi`` mode.
+
+    The envs keep any ``render_mode`` they are given, as Gymnasium does (stable-baselines3's
+    ``make_vec_env`` asks every env for ``rgb_array``); only ``render()`` refuses it."""
     if render_mode is None:
         gymnasium.logger.warn("render() called without a render_mode; use render_mode='ansi'")
         return None

@@ -31,7 +31,6 @@ from pyanitsa.envs._common import (
     lowest_legal,
     make_opponents,
     read_players,
-    read_render_mode,
     read_rules,
     read_seat,
     render_text,
@@ -448,7 +447,7 @@ class ClassicEnv(gym.Env[np.ndarray, np.int64]):
         self.rules = classic_rules(rules, max_rounds)
         self.players = read_players(self.rules, players)
         self._fixed_seat = read_seat(seat, self.players)
-        self.render_mode = read_render_mode(render_mode, self.metadata["render_modes"])
+        self.render_mode = render_mode
         self.opponents = make_opponents(opponents, self.players)
         self.seat = self._fixed_seat if self._fixed_seat is not None else 0
         """The learner's seat in the current episode."""

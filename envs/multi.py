@@ -32,7 +32,6 @@ from pyanitsa.envs._common import (
     RulesArg,
     classic_reward,
     read_players,
-    read_render_mode,
     read_rules,
     render_text,
     tactical_reward,
@@ -117,7 +116,7 @@ class TacticalAECEnv(_SeededAEC):
         if reward not in TACTICAL_REWARDS:
             raise ValueError(f"reward: {reward!r} is not one of {', '.join(TACTICAL_REWARDS)}")
         self.reward_kind = reward
-        self.render_mode = read_render_mode(render_mode, self.metadata["render_modes"])
+        self.render_mode = render_mode
         self.layout = TacticalLayout(self.rules, self.players)
         self._scorer = TacticalScorer(self.rules, self.players, engine)
         self.possible_agents = [f"player_{s}" for s in range(self.players)]
@@ -206,7 +205,7 @@ class ClassicAECEnv(_SeededAEC):
         super().__init__()
         self.rules = classic_rules(rules, max_rounds)
         self.players = read_players(self.rules, players)
-        self.render_mode = read_render_mode(render_mode, self.metadata["render_modes"])
+        self.render_mode = render_mode
         self._driver = ClassicDriver(self.rules, [None] * self.players)
         self.layout = self._driver.layout
         self.possible_agents = [f"player_{s}" for s in range(self.players)]

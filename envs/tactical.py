@@ -20,7 +20,6 @@ from pyanitsa.envs._common import (
     layout,
     make_opponents,
     read_players,
-    read_render_mode,
     read_rules,
     read_seat,
     render_text,
@@ -62,7 +61,6 @@ class TacticalLayout:
         sizes = {"hand": r, "order": n * r, "unseen": r, "deck": r, "seat": p, "players": 1}
         self.slices, self.size = layout(sizes)
         self.rank_of = table.rank_of
-        self.rank_of_np = np.asarray(table.rank_of, dtype=np.intp)
         self.counts = table.counts
         self.inv_counts = [1.0 / c for c in table.counts]
         self.labels = table.labels
@@ -74,7 +72,6 @@ class TacticalLayout:
         self.order_start = self.slices["order"].start
         self.seat_start = self.slices["seat"].start
         self.unseen_slice = self.slices["unseen"]
-        self.counts_np = counts
 
     def space(self) -> spaces.Box:
         return spaces.Box(0.0, 1.0, (self.size,), np.float32)
@@ -362,7 +359,7 @@ class TacticalEnv(gym.Env[np.ndarray, np.int64]):
         if reward not in TACTICAL_REWARDS:
             raise ValueError(f"reward: {reward!r} is not one of {', '.join(TACTICAL_REWARDS)}")
         self.reward_kind = reward
-        self.render_mode = read_render_mode(render_mode, self.metadata["render_modes"])
+        self.render_mode = render_mode
         self.set_opponents(opponents)
         self.layout = TacticalLayout(self.rules, self.players)
         self._scorer = TacticalScorer(self.rules, self.players, engine)
