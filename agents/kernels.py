@@ -30,11 +30,10 @@ from collections.abc import Sequence
 import numpy as np
 from numba import njit, prange
 
+from pyanitsa.batch.classic import PMAX
 from pyanitsa.batch.enumerate import next_permutation
 from pyanitsa.batch.tactical import N_TRESULT, T_REMOVED, hand_scratch, play_hands, play_pair
 from pyanitsa.ranks import RankTable
-
-PMAX = 8
 
 
 def cmp_table(table: RankTable) -> np.ndarray:

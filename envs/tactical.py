@@ -27,7 +27,7 @@ from pyanitsa.envs._common import (
 )
 from pyanitsa.ranks import rank_table
 from pyanitsa.records import Record
-from pyanitsa.results import TacticalResult, Termination
+from pyanitsa.results import TacticalResult
 from pyanitsa.rules import Rules
 from pyanitsa.tactical import TacticalGame
 
@@ -183,7 +183,7 @@ class TacticalScorer:
         if engine != "reference":
             try:
                 self._setup_batch()
-                self._self_check()
+                _agrees_with_reference(self)
                 self.engine = "batch"
             except Exception as exc:
                 if engine == "batch":
@@ -204,30 +204,22 @@ class TacticalScorer:
         return TacticalGame(self.rules, orders).play()
 
     def _setup_batch(self) -> None:
+        from pyanitsa.batch import api
         from pyanitsa.batch import tactical as core
-        from pyanitsa.batch.encode import (
-            ACE,
-            MISERE,
-            SPECIAL,
-            WEAKEST,
-            WEAKEST_WINS,
-            params,
-            strength_table,
-        )
+        from pyanitsa.batch.encode import params, strength_table
 
         rules, players = self.rules, self.players
         n = rules.deck.size // players
-        prm = params(rules)
-        self._judge = tuple(int(prm[k]) for k in (SPECIAL, WEAKEST, ACE, WEAKEST_WINS, MISERE))
+        self._judge = api.judge_args(params(rules))
         self._strength = strength_table(rules)
         self._hands = np.zeros((players, n), dtype=self._strength.dtype)
         self._lens = np.full(players, n, dtype=np.int64)
-        pmax = max(8, players)
-        self._scores = np.zeros((1, pmax), np.int64)
-        self._wins = np.zeros((1, pmax), np.bool_)
+        self._scores = np.zeros((1, core.PMAX), np.int64)
+        self._wins = np.zeros((1, core.PMAX), np.bool_)
         self._out = np.zeros((1, core.N_TRESULT), np.int64)
         self._scratch = core.hand_scratch(self._hands)
         self._core = core
+        self._result = api.tactical_result
 
     def _play_batch(self, orders: Sequence[Sequence[Card]]) -> TacticalResult:
         hands, strength = self._hands, self._strength
@@ -237,22 +229,26 @@ class TacticalScorer:
         scores, wins, out = self._scores, self._wins, self._out
         self._core.play_hands(hands, self._lens, players, *self._judge, scores, wins, out, 0,
                               *self._scratch)
-        core = self._core
-        row = out[0]
-        winners = tuple(s for s in range(players) if wins[0, s])
-        return TacticalResult(Termination.WIN if len(winners) == 1 else Termination.DRAW,
-                              winners, tuple(scores[0, :players].tolist()),
-                              int(row[core.T_REMOVED]), int(row[core.T_ROUNDS]),
-                              int(row[core.T_SHOWDOWNS]))
+        return self._result(out[0], scores[0], wins[0], players)
 
-    def _self_check(self) -> None:
-        rng = np.random.default_rng(0)
-        n = self.rules.deck.size // self.players
-        for _ in range(4):
-            deck = rng.permutation(self.rules.deck.size).tolist()
-            orders = [deck[s * n:(s + 1) * n] for s in range(self.players)]
-            if self._play_batch(orders) != TacticalGame(self.rules, orders).play():
-                raise RuntimeError("the batch core disagrees with the reference engine")
+
+_CHECKED: set[tuple[Rules, int]] = set()
+
+
+def _agrees_with_reference(scorer: TacticalScorer) -> None:
+    """Play a few games on both engines, once per rules and table size in a process (every
+    env of a vectorised trainer would otherwise repeat it)."""
+    key = (scorer.rules, scorer.players)
+    if key in _CHECKED:
+        return
+    rng = np.random.default_rng(0)
+    n = scorer.rules.deck.size // scorer.players
+    for _ in range(4):
+        deck = rng.permutation(scorer.rules.deck.size).tolist()
+        orders = [deck[s * n:(s + 1) * n] for s in range(scorer.players)]
+        if scorer._play_batch(orders) != TacticalGame(scorer.rules, orders).play():
+            raise RuntimeError("the batch core disagrees with the reference engine")
+    _CHECKED.add(key)
 
 
 class TacticalEnv(gym.Env[np.ndarray, np.int64]):

@@ -44,7 +44,8 @@ CHUNK = 256
 """Games per unit of parallel work (results never depend on it)."""
 
 
-def _judge(prm: np.ndarray) -> tuple[int, int, int, int, int]:
+def judge_args(prm: np.ndarray) -> tuple[int, int, int, int, int]:
+    """``(special, weakest, ace, weakest_wins, misere)``: the tactical core's judge arguments."""
     return (int(prm[SPECIAL]), int(prm[WEAKEST]), int(prm[ACE]), int(prm[WEAKEST_WINS]),
             int(prm[MISERE]))
 
@@ -89,7 +90,7 @@ def play_records(records: Sequence[Record]) -> list[Result]:
             for j, i in enumerate(idx):
                 results[i] = classic_result(out[j], elim[j])
         else:
-            special, weakest, ace, wwins, misere = _judge(prm)
+            special, weakest, ace, wwins, misere = judge_args(prm)
             scores, wins, out = _tactical.play_many(init, lens, players, special, weakest, ace,
                                                     wwins, misere)
             for j, i in enumerate(idx):
@@ -239,7 +240,7 @@ def tactical_scores(rules: Rules, hands: np.ndarray, *, lengths: np.ndarray | No
     if lengths is None:
         lengths = np.full((games, players), n, dtype=np.int64)
     prm = params(rules)
-    special, weakest, ace, wwins, misere = _judge(prm)
+    special, weakest, ace, wwins, misere = judge_args(prm)
     counts = np.full(games, players, dtype=np.int64)
     scores, wins, out = _tactical.play_many(st, np.asarray(lengths, dtype=np.int64), counts,
                                             special, weakest, ace, wwins, misere)
@@ -328,7 +329,7 @@ def simulate(rules: Rules, players: int, games: int, seed: int, *, workers: int 
         winner = np.where(outcome == WIN, out[:, _enc.R_WINNER], -1)
         return Simulation(rules, players, seed, out[:, _enc.R_ROUNDS],
                           out[:, _enc.R_SHOWDOWNS], outcome, winner, seconds=seconds)
-    special, weakest, ace, wwins, misere = _judge(prm)
+    special, weakest, ace, wwins, misere = judge_args(prm)
     scores, wins, out = _tactical.simulate_chunks(strength, players, dealer_fixed, useed, first,
                                                   games, chunk, special, weakest, ace, wwins,
                                                   misere)
