@@ -477,6 +477,9 @@ class PickupRollouts:
             self.settled = True
         self.counts_after = counts
         self.went_out = went_out
+        known = set(view.cards) | set(view.known_tail) | set(view.my_pile)
+        self.hidden = [c for c in range(self.rules.deck.size) if c not in known]
+        """The cards this seat cannot place, in card order (sampled into each world)."""
 
     def fixed_order(self, how: str) -> list[Card]:
         return engine_order(self.view, how)
@@ -504,9 +507,7 @@ class PickupRollouts:
         cards dealt uniformly into the hidden places (the rest left the game)."""
         v = self.view
         me = v.seat
-        known = set(v.cards) | set(v.known_tail) | set(v.my_pile)
-        hidden = [c for c in range(self.rules.deck.size) if c not in known]
-        hidden = [hidden[i] for i in rng.permutation(len(hidden))]
+        hidden = [self.hidden[i] for i in rng.permutation(len(self.hidden))]
         stacks: list[list[Card]] = []
         piles: list[list[Card]] = []
         pos = 0
