@@ -37,8 +37,7 @@ from typing import Any
 
 import numpy as np
 
-from pyanitsa.agents import kernels
-from pyanitsa.agents.kernels import count_orders, distinct_orders
+from pyanitsa.agents.lazy import lazy_module
 from pyanitsa.agents.protocol import BaseAgent, HandView
 from pyanitsa.agents.search import cards_for_ranks
 from pyanitsa.agents.specs import make_agent, register
@@ -57,6 +56,8 @@ TOLERANCE = 1e-9
 """How much a best response may gain over the value before the double oracle goes on."""
 
 OBJECTIVES = ("margin", "win")
+
+kernels = lazy_module("pyanitsa.agents.kernels")
 
 
 class GameTooLargeError(PyanitsaError):
@@ -200,7 +201,7 @@ def warm_up() -> float:
 
 
 def check_size(ranks: Sequence[int], max_orders: int, what: str) -> int:
-    count = count_orders(ranks)
+    count = kernels.count_orders(ranks)
     if count > max_orders:
         raise GameTooLargeError(f"{what} has {count:,} distinct rank orders, over the bound "
                                 f"of {max_orders:,}")
@@ -222,8 +223,8 @@ def _solve_cached(rules: Rules, ranks0: tuple[int, ...], ranks1: tuple[int, ...]
     check_size(ranks0, max_orders, "seat 0's hand")
     check_size(ranks1, max_orders, "seat 1's hand")
     start = time.perf_counter()
-    a = distinct_orders(ranks0)
-    b = distinct_orders(ranks1)
+    a = kernels.distinct_orders(ranks0)
+    b = kernels.distinct_orders(ranks1)
     margin = payoff_matrix(rules, a, b)
     pay = zero_sum_payoff(margin, objective, rules.misere)
     del margin
@@ -283,7 +284,7 @@ class EquilibriumAgent(BaseAgent):
                     "by the view")
         opp = [r for r, c in enumerate(view.unseen) for _ in range(c)]
         for what, ranks in (("my hand", view.hand_ranks()), ("the opponent's hand", opp)):
-            count = count_orders(ranks)
+            count = kernels.count_orders(ranks)
             if count > self.max_orders:
                 return (f"{what} has {count:,} distinct rank orders, over max_orders="
                         f"{self.max_orders:,}")

@@ -63,17 +63,18 @@ from typing import Any
 
 import numpy as np
 
-from pyanitsa.agents import kernels
+from pyanitsa.agents.lazy import lazy_module
 from pyanitsa.agents.pickup import engine_order
 from pyanitsa.agents.protocol import BaseAgent, HandView, PickupView, view_for
 from pyanitsa.agents.specs import make_agent, register
-from pyanitsa.batch.api import UNFINISHED, ClassicBatch, play_positions
-from pyanitsa.batch.encode import WIN
 from pyanitsa.cards import Card
 from pyanitsa.classic import FIXED_PICKUP_ORDERS, ClassicPosition
 from pyanitsa.errors import PyanitsaError
 from pyanitsa.ranks import RankTable, rank_table
 from pyanitsa.rules import Rules
+
+kernels = lazy_module("pyanitsa.agents.kernels")
+batch = lazy_module("pyanitsa.batch")
 
 OBJECTIVES = {"blend": (1.0, 0.02, 0.0), "win": (1.0, 1e-4, 0.0), "margin": (0.0, 1.0, 0.0),
               "score": (0.0, 0.0, 1.0)}
@@ -549,12 +550,12 @@ class PickupRollouts:
                                eliminated=tuple(self.went_out),
                                seed=seed if self.rules.random_play else None)
 
-    def values(self, games: ClassicBatch) -> np.ndarray:
+    def values(self, games: batch.ClassicBatch) -> np.ndarray:
         """What each rollout is worth to me: 1 / 0.5 / 0 for a win / draw, cycle or cap /
         loss; my share of the cards in play if the horizon stopped it (misère: one minus)."""
         me = self.view.seat
-        out = np.where(games.winner == me, 1.0, np.where(games.outcome == WIN, 0.0, 0.5))
-        unfinished = games.outcome == UNFINISHED
+        out = np.where(games.winner == me, 1.0, np.where(games.outcome == batch.WIN, 0.0, 0.5))
+        unfinished = games.outcome == batch.UNFINISHED
         total = games.counts.sum(axis=1)
         share = np.where(total > 0, games.counts[:, me] / np.maximum(total, 1), 0.5)
         if self.rules.misere:
@@ -576,7 +577,7 @@ class PickupRollouts:
                 world = self.freeze(self.sample_world(rng))
                 seed = int(rng.integers(1 << 62))
                 positions.extend(self.position(c, world, seed) for c in candidates)
-            games = play_positions(self.sim_rules, positions, horizon=self.horizon)
+            games = batch.play_positions(self.sim_rules, positions, horizon=self.horizon)
             totals += self.values(games).reshape(block, len(candidates)).sum(axis=0)
             done += block
         means = totals / max(done, 1)

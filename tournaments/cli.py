@@ -9,7 +9,6 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from pyanitsa.config import add_set_argument
-from pyanitsa.tournaments.config import load_config
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -53,6 +52,7 @@ class _Sink:
 
 
 def run_tournament_command(args: argparse.Namespace) -> int:
+    from pyanitsa.tournaments.config import load_config
     from pyanitsa.tournaments.runner import run_tournament
 
     config = load_config(args.config, args.overrides)

@@ -11,7 +11,11 @@ other modules recompile.
 """
 
 from pyanitsa.batch.api import (
+    CAPPED,
+    CYCLE,
+    DRAW,
     UNFINISHED,
+    WIN,
     ClassicBatch,
     Simulation,
     TacticalBatch,
@@ -22,5 +26,6 @@ from pyanitsa.batch.api import (
     tactical_scores,
 )
 
-__all__ = ["UNFINISHED", "ClassicBatch", "Simulation", "TacticalBatch", "play_positions",
-           "play_records", "set_workers", "simulate", "tactical_scores"]
+__all__ = ["CAPPED", "CYCLE", "DRAW", "UNFINISHED", "WIN", "ClassicBatch", "Simulation",
+           "TacticalBatch", "play_positions", "play_records", "set_workers", "simulate",
+           "tactical_scores"]

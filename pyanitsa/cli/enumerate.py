@@ -7,8 +7,6 @@ import json
 import os
 import time
 
-from tqdm import tqdm
-
 from pyanitsa.cli.rules_args import add_rules_arguments, rules_from_args
 from pyanitsa.enumeration import check_enumerable, count_deals, enumerate_deals
 
@@ -33,6 +31,8 @@ def run(args: argparse.Namespace) -> int:
     check_enumerable(rules)
     total = count_deals(rules.deck)
     start = time.perf_counter()
+    from tqdm import tqdm
+
     with tqdm(total=total, unit="deal", disable=args.no_progress, leave=False,
               dynamic_ncols=True) as bar:
         if args.engine == "batch":
