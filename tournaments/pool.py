@@ -21,6 +21,8 @@ from collections.abc import Sequence
 from multiprocessing.connection import Connection, wait
 from typing import Any
 
+from pyanitsa.agents.game import warm_up
+from pyanitsa.tournaments.config import TournamentConfig
 from pyanitsa.tournaments.schedule import GameKey
 from pyanitsa.tournaments.worker import DecisionStatus, Snapshot, WorkerContext
 
@@ -100,6 +102,11 @@ class LocalBackend:
         return range(len(self.workers))
 
     def start(self) -> None:
+        if self.ctx.get_start_method() == "fork":
+            # load the batch core once here; forked workers share it instead of each loading it
+            config = TournamentConfig.model_validate_json(self.config_json)
+            if config.engine == "batch":
+                warm_up(config.build_rules(), config.players)
         for wid in self.ids:
             self.workers[wid] = _Worker(self.ctx, self.config_json)
 

@@ -25,16 +25,14 @@ Failures:
 
 from __future__ import annotations
 
-import json
 import sys
 import time
 from collections import deque
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pyanitsa.agents.game import warm_up
 from pyanitsa.agents.specs import make_agent
 from pyanitsa.tournaments.config import TournamentConfig, TournamentConfigError, TournamentError
 from pyanitsa.tournaments.games import GameRow, forfeit_row
@@ -132,10 +130,8 @@ def run_tournament(config: TournamentConfig, *, resume: bool = False, overwrite:
                    poll: float = 0.25) -> RunResult:
     """Play (or finish) a tournament into ``config.output_dir``; see the module docstring."""
     start = time.perf_counter()
-    rules = config.build_rules()
+    config.build_rules()
     check_agents(config)
-    if config.engine == "batch" and config.backend == "local":
-        warm_up(rules, config.players)  # once here, not once per forked worker
     schedule = Schedule.from_config(config)
     store = Store.create(config.output_dir, config, resume=resume, overwrite=overwrite)
     try:
@@ -156,7 +152,6 @@ class _Run:
         self.names = config.names
         self.done = store.keys()
         self.sprt = SprtTracker(config, schedule) if config.sprt is not None else None
-        self.decisions: dict[int, str] = {}
         self.bar: Any = None
         # the games still to play, block by block in hand-out order
         self.todo: deque[list[GameKey]] = deque()
@@ -187,6 +182,13 @@ class _Run:
     # -- bookkeeping ----------------------------------------------------------------------------
 
     @property
+    def decisions(self) -> dict[int, str]:
+        """Pairings stopped by the SPRT: pairing -> ``H0`` / ``H1``."""
+        if self.sprt is None:
+            return {}
+        return {p: t.decision for p, t in self.sprt.tests.items() if t.decision is not None}
+
+    @property
     def left(self) -> int:
         """Games not yet handed out, of pairings still running."""
         return sum(n for p, n in self.unissued.items() if not self._stopped(p))
@@ -202,9 +204,8 @@ class _Run:
                     announce: bool = True) -> None:
         assert self.sprt is not None
         decision = self.sprt.add(pairing, deal, seats, points)
-        if decision is None or pairing in self.decisions:
+        if decision is None:  # add returns a decision once: with the game that reached it
             return
-        self.decisions[pairing] = decision
         test = self.sprt.tests[pairing]
         dropped = self.unissued[pairing]
         self.unissued[pairing] = 0
@@ -258,11 +259,11 @@ class _Run:
                 continue
             self.done.add(key)
             if self.sprt is not None or self.events is not None:
-                seats, points = json.loads(sql[4]), json.loads(sql[6])
+                row = GameRow.from_sql(sql)
                 if self.events is not None:
-                    self._emit(self._game_event(GameRow.from_sql(sql)))
+                    self._emit(self._game_event(row))
                 if self.sprt is not None:
-                    self._count_sprt(key.pairing, key.deal, seats, points)
+                    self._count_sprt(key.pairing, key.deal, list(row.seats), list(row.points))
 
     def _game_event(self, row: GameRow) -> dict[str, Any]:
         forfeit = None if row.forfeit_seat is None else {
@@ -278,7 +279,7 @@ class _Run:
     def run(self, start: float) -> RunResult:
         total_known = self.schedule.total_games
         already = sum(1 for k in self.done if k.deal < self.schedule.deals)
-        to_play = sum(self.unissued[p] for p in self.unissued if not self._stopped(p))
+        to_play = self.left
         self._emit({"event": "start", "name": self.config.name,
                     "output": str(self.config.output_dir), "scheduled": total_known,
                     "stored": len(self.done), "to_play": to_play, "workers": self.workers,
@@ -299,7 +300,7 @@ class _Run:
         self._emit({"event": "finish", "played": self.played, "games": games,
                     "seconds": seconds})
         return RunResult(self.config.output_dir, self.played, games, seconds,
-                         dict(self.decisions))
+                         self.decisions)
 
     def _loop(self, backend: Any) -> None:
         inflight: dict[int, list[Chunk]] = {wid: [] for wid in backend.ids}
@@ -385,11 +386,3 @@ def _progress_bar(total: int, initial: int, name: str, show: bool) -> Any:
                     dynamic_ncols=True, smoothing=0.05)
     finally:
         tqdm.monitor_interval = saved
-
-
-def iter_json_lines(path: Path) -> Iterator[dict[str, Any]]:
-    """Read an event stream back (for tools and tests)."""
-    with open(path, encoding="utf-8") as fh:
-        for line in fh:
-            if line.strip():
-                yield json.loads(line)

@@ -52,11 +52,6 @@ def make_pairings(config: TournamentConfig) -> list[Pairing]:
     return [Pairing(i, entries) for i, entries in enumerate(combos)]
 
 
-def deal_seed(seed: int, pairing: int, deal: int) -> int:
-    """The seed that deals the cards of ``deal`` of ``pairing`` (the same for every rotation)."""
-    return derive_seed(seed, pairing, deal)
-
-
 @dataclass(frozen=True)
 class Schedule:
     """The games of a tournament, in the order they are handed out (deal by deal)."""
@@ -100,4 +95,5 @@ class Schedule:
         return self.pairings[key.pairing].seats(key.rotation)
 
     def seed_of(self, key: GameKey) -> int:
-        return deal_seed(self.seed, key.pairing, key.deal)
+        """The seed that deals the cards of the key's deal (the same for every rotation)."""
+        return derive_seed(self.seed, key.pairing, key.deal)

@@ -92,7 +92,6 @@ class Sprt:
         self.total_sq = 0.0
         self.decision: str | None = None
         """``H0``, ``H1`` or None (still running)."""
-        self.decided_at: int | None = None
         """Blocks counted when it decided."""
 
     @property
@@ -120,8 +119,6 @@ class Sprt:
             self.decision = "H1"
         elif llr <= self.lower:
             self.decision = "H0"
-        if self.decision is not None:
-            self.decided_at = self.n
         return self.decision
 
 
