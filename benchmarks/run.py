@@ -21,14 +21,7 @@ if __name__ == "__main__":
     # checkout itself so the script works whatever state the editable install is in.
     sys.path.insert(0, str(REPO_ROOT))
 
-from pyanitsa.cli.bench import (  # noqa: E402,F401
-    WORKLOADS,
-    Report,
-    WorkloadResult,
-    main,
-    parse_args,
-    run,
-)
+from pyanitsa.cli.bench import main  # noqa: E402
 
 if __name__ == "__main__":
     sys.exit(main())

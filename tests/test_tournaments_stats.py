@@ -8,9 +8,10 @@ import numpy as np
 import pytest
 from scipy import stats as sps
 
+from pyanitsa.config import apply_override as _apply_override
 from pyanitsa.results import ClassicResult, TacticalResult, Termination
 from pyanitsa.rules import preset
-from pyanitsa.tournaments.config import TournamentConfigError, apply_override, parse_config
+from pyanitsa.tournaments.config import TournamentConfigError, parse_config
 from pyanitsa.tournaments.games import (
     GameRow,
     forfeit_places,
@@ -81,6 +82,10 @@ def test_config_defaults_and_plain_agent_strings():
     assert str(config(name="x").output_dir) == "runs/tournaments/x"
     named = config(agents=[{"spec": "mc_search(samples=8)"}, {"name": "d", "spec": "descending"}])
     assert named.names == ["mc_search(samples=8)", "d"]
+
+
+def apply_override(data: dict, item: str) -> None:
+    _apply_override(data, item, error=TournamentConfigError)
 
 
 def test_set_overrides_reach_into_mappings_and_lists():

@@ -20,7 +20,6 @@ from pydantic import (
 )
 
 from pyanitsa.config import ConfigError, first_error, read_mapping
-from pyanitsa.config import apply_override as _apply_override
 from pyanitsa.errors import InvalidRulesError, PyanitsaError
 from pyanitsa.rng import MASK64
 from pyanitsa.rules import MAX_PLAYERS, MIN_PLAYERS, Rules
@@ -238,10 +237,5 @@ def load_config(path: str | Path, overrides: list[str] | None = None) -> Tournam
     """Read a YAML config and apply ``KEY=VALUE`` overrides (dotted paths, YAML values)."""
     data = read_mapping(path, overrides or [], error=TournamentConfigError)
     return parse_config(data, source=str(path))
-
-
-def apply_override(data: dict[str, Any], item: str) -> None:
-    """Set ``a.b.2.c=VALUE`` in a config mapping (see :func:`pyanitsa.config.apply_override`)."""
-    _apply_override(data, item, error=TournamentConfigError)
 
 

@@ -24,11 +24,7 @@ from typing import Any
 from pyanitsa.agents.game import warm_up
 from pyanitsa.tournaments.config import TournamentConfig
 from pyanitsa.tournaments.schedule import GameKey
-from pyanitsa.tournaments.worker import DecisionStatus, Snapshot, WorkerContext
-
-Message = tuple[Any, ...]
-"""``("done", wid, chunk, rows)``, ``("failed", wid, chunk, text)`` or
-``("died", wid, exitcode, snapshot | None)``."""
+from pyanitsa.tournaments.worker import DecisionStatus, Message, Snapshot, WorkerContext
 
 
 def _exit_with_parent(parent: int) -> None:
@@ -162,8 +158,7 @@ class LocalBackend:
         if w.process.is_alive():
             w.process.kill()
         w.process.join(5)
-        w.conn.close()
-        self.workers[wid] = _Worker(self.ctx, self.config_json)
+        self.restart(wid)
         return messages
 
     def restart(self, wid: int) -> None:

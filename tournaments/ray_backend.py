@@ -19,9 +19,7 @@ import ray
 from ray.exceptions import GetTimeoutError, RayActorError, RayTaskError
 
 from pyanitsa.tournaments.schedule import GameKey
-from pyanitsa.tournaments.worker import DecisionStatus, Snapshot, WorkerContext
-
-Message = tuple[Any, ...]
+from pyanitsa.tournaments.worker import DecisionStatus, Message, Snapshot, WorkerContext
 
 
 class _Actor:
@@ -119,8 +117,7 @@ class RayBackend:
             with contextlib.suppress(RayActorError, RayTaskError):
                 out.append(("done", wid, chunk, ray.get(ref)))
         ray.kill(self.actors[wid], no_restart=True)
-        self._forget(wid)
-        self.actors[wid] = RayActor.remote(self.config_json)
+        self.restart(wid)
         return out
 
     def restart(self, wid: int) -> None:

@@ -12,8 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from pyanitsa.tournaments.games import GameRow
-from pyanitsa.tournaments.schedule import Schedule
-from pyanitsa.tournaments.stats import AgentStats, Summary, count_blocks, elo_of_score
+from pyanitsa.tournaments.stats import AgentStats, Summary, elo_of_score
 
 FILES = ("report.md", "results.csv", "results.json", "heatmap.png", "ratings.png")
 
@@ -76,6 +75,8 @@ def describe(summary: Summary) -> str:
 
 STANDING_HEADERS = ("#", "agent", "Elo", "95% CI", "games", "W", "D", "L", "score", "margin",
                     "rounds", "forfeits")
+STANDING_RIGHT = (True, False, True, False, True, True, True, True, True, True, True, False)
+"""Which standings columns are right-aligned (numbers)."""
 
 
 def standings(summary: Summary) -> list[tuple[str, ...]]:
@@ -101,8 +102,8 @@ def _text_table(headers: Sequence[str], rows: Sequence[Sequence[str]],
 
 
 def console_table(summary: Summary) -> str:
-    right = [True, False, True, False, True, True, True, True, True, True, True, False]
-    parts = [describe(summary), "", _text_table(STANDING_HEADERS, standings(summary), right)]
+    parts = [describe(summary), "",
+             _text_table(STANDING_HEADERS, standings(summary), STANDING_RIGHT)]
     idx = order(summary)
     n = len(idx)
     if n <= 12:
@@ -145,9 +146,7 @@ def markdown(summary: Summary, rows: Sequence[GameRow]) -> str:
             "first place); margin is the mean tactical score minus the best other score; "
             "Elo is the Plackett–Luce (Bradley–Terry for two seats) fit with a bootstrap "
             "95% interval over deals.", "",
-            _md_table(STANDING_HEADERS, standings(summary),
-                      [True, False, True, False, True, True, True, True, True, True, True,
-                       False]), ""]
+            _md_table(STANDING_HEADERS, standings(summary), STANDING_RIGHT), ""]
     h = summary.h2h
     cells = []
     for i in idx:
@@ -230,7 +229,7 @@ CSV_COLUMNS = ("pairing", "deal", "rotation", "seed", "agents", "outcome", "poin
 
 def write_csv(path: Path, summary: Summary, rows: Sequence[GameRow]) -> None:
     names = summary.config.names
-    counted = _counted_keys(summary, rows)
+    counted = summary.counted_keys
     with open(path, "w", newline="", encoding="utf-8") as fh:
         w = csv.writer(fh)
         w.writerow(CSV_COLUMNS)
@@ -244,11 +243,6 @@ def write_csv(path: Path, summary: Summary, rows: Sequence[GameRow]) -> None:
                         "" if r.forfeit_seat is None else names[r.seats[r.forfeit_seat]],
                         r.forfeit_kind or "", r.forfeit_reason or "",
                         int(r.key in counted)])
-
-
-def _counted_keys(summary: Summary, rows: Sequence[GameRow]) -> set[Any]:
-    blocks, _, _ = count_blocks(summary.config, Schedule.from_config(summary.config), rows)
-    return {r.key for rs in blocks.values() for r in rs}
 
 
 def write_records(path: Path, rows: Sequence[GameRow]) -> int:

@@ -33,7 +33,7 @@ from scipy import stats as sps
 from pyanitsa.rng import derive_seed
 from pyanitsa.tournaments.config import SprtConfig, TournamentConfig
 from pyanitsa.tournaments.games import FORFEIT, GameRow
-from pyanitsa.tournaments.schedule import Schedule
+from pyanitsa.tournaments.schedule import GameKey, Schedule
 
 ELO_PER_NAT = 400.0 / math.log(10.0)
 """Elo points per unit of natural log-strength: P(i beats j) = 1 / (1 + 10^(-(Ri - Rj)/400))."""
@@ -488,6 +488,8 @@ class Summary:
     counted: int
     """Games that count (complete blocks, within ``deals``, up to each SPRT decision)."""
     scheduled: int
+    counted_keys: frozenset[GameKey] = field(default=frozenset(), repr=False)
+    """The keys of the games that count."""
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -513,6 +515,6 @@ def summarize(config: TournamentConfig, rows: Sequence[GameRow]) -> Summary:
             s.rating = rated.elo[i]
             if rated.low is not None and rated.high is not None:
                 s.rating_low, s.rating_high = rated.low[i], rated.high[i]
-    counted = sum(len(rs) for rs in blocks.values())
+    counted = frozenset(r.key for rs in blocks.values() for r in rs)
     return Summary(config, stats, head_to_head(len(config.agents), blocks), rated, sprts,
-                   len(rows), counted, schedule.total_games)
+                   len(rows), len(counted), schedule.total_games, counted)

@@ -128,11 +128,7 @@ class Store:
     def add(self, rows: Iterable[GameRow]) -> int:
         """Write finished games in one transaction; games already present are left alone.
         Returns how many were new."""
-        values = [r.to_sql() for r in rows]
-        with self.conn:
-            before = self.conn.total_changes
-            self.conn.executemany(_INSERT, values)
-            return self.conn.total_changes - before
+        return self.add_sql([r.to_sql() for r in rows])
 
     def add_sql(self, values: list[tuple[Any, ...]]) -> int:
         """:meth:`add` for rows already in database form (what workers send)."""

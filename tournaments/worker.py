@@ -21,6 +21,10 @@ from pyanitsa.tournaments.config import TournamentConfig
 from pyanitsa.tournaments.games import play_rows
 from pyanitsa.tournaments.schedule import GameKey, Schedule
 
+Message = tuple[Any, ...]
+"""What a backend reports: ``("done", wid, chunk, rows)``, ``("failed", wid, chunk, text)`` or
+``("died", wid, exitcode, snapshot | None)``."""
+
 
 @dataclass(frozen=True)
 class Snapshot:
