@@ -1,6 +1,8 @@
-"""Shared fixtures: locations of the cross-project files in ``../shared``, and torch on one
-thread for the tests that train."""
+"""Shared fixtures: locations of the cross-project files in ``../shared``, torch on one thread
+for the tests that train, and the benchmark scripts as modules."""
 
+import importlib.util
+import sys
 from pathlib import Path
 
 import pytest
@@ -38,3 +40,23 @@ def one_torch_thread():
     torch.set_num_threads(1)
     yield
     torch.set_num_threads(threads)
+
+
+@pytest.fixture
+def benchmark_module():
+    """A loader of ``benchmarks/NAME.py`` as a module (``benchmarks/`` is not a package); the
+    modules it loaded are dropped after the test."""
+    loaded: list[str] = []
+
+    def load(name: str):
+        spec = importlib.util.spec_from_file_location(f"pyanitsa_benchmarks_{name}",
+                                                      REPO_ROOT / "benchmarks" / f"{name}.py")
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[spec.name] = module  # dataclasses look their module up in sys.modules
+        loaded.append(spec.name)
+        spec.loader.exec_module(module)
+        return module
+
+    yield load
+    for name in loaded:
+        sys.modules.pop(name, None)

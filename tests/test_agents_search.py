@@ -377,24 +377,14 @@ def test_pickup_candidates_reproduce_the_engine_orders(how: str) -> None:
         assert len(expected) > 5
 
 
-def test_agents_benchmark_smoke(capsys: pytest.CaptureFixture[str]) -> None:
+def test_agents_benchmark_smoke(capsys: pytest.CaptureFixture[str], benchmark_module) -> None:
     """benchmarks/agents_bench.py runs (tiny budgets) and reports what BENCHMARKS.md quotes."""
-    import importlib.util
     import json
-    import sys
-    from pathlib import Path
 
-    path = Path(__file__).resolve().parents[1] / "benchmarks" / "agents_bench.py"
-    spec = importlib.util.spec_from_file_location("pyanitsa_agents_bench", path)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    try:
-        spec.loader.exec_module(module)
-        assert module.main(["--only", "h2h", "--only", "exploit", "--pairs", "2",
-                            "--opponents", "descending", "--exploit-deals", "2",
-                            "--exploit-samples", "2", "--extra-samples", "2", "--json"]) == 0
-    finally:
-        sys.modules.pop(spec.name, None)
+    module = benchmark_module("agents_bench")
+    assert module.main(["--only", "h2h", "--only", "exploit", "--pairs", "2",
+                        "--opponents", "descending", "--exploit-deals", "2",
+                        "--exploit-samples", "2", "--extra-samples", "2", "--json"]) == 0
     report = json.loads(capsys.readouterr().out)
     row = report["h2h"]["rows"][0]
     assert row["pairs"] == 2 and row["decisions"] == 4 and 0 <= row["score"] <= 1

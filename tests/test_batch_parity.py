@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import random
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -18,7 +17,6 @@ from pyanitsa.rules import Rules
 
 batch = pytest.importorskip("pyanitsa.batch")
 
-VECTORS = Path(__file__).resolve().parents[1].parent / "shared" / "conformance" / "vectors.jsonl"
 
 PICKUP_ORDERS = ("table", "by_seat", "winner_first", "loser_first", "high_first", "low_first",
                  "natural", "shuffled")
@@ -122,8 +120,8 @@ def test_cycles_at_and_near_the_cap() -> None:
     assert any(r.outcome == "cycle" for r in batch.play_records(records))
 
 
-def test_conformance_vectors() -> None:
-    vectors = [json.loads(line) for line in VECTORS.read_text().splitlines() if line.strip()]
+def test_conformance_vectors(vectors_path) -> None:
+    vectors = [json.loads(line) for line in vectors_path.read_text().splitlines() if line.strip()]
     records = [Record.from_json(v["record"]) for v in vectors]
     usable = [(r, v) for r, v in zip(records, vectors, strict=True)
               if not (r.mode == "classic" and r.rules.pickup_order == "agent")]

@@ -1,26 +1,14 @@
 """Smoke test of benchmarks/run.py: a tiny tactical run, in-process, JSON and table output."""
 
-import importlib.util
 import json
-import sys
-from pathlib import Path
 
 import pytest
 
-RUN_PY = Path(__file__).resolve().parents[1] / "benchmarks" / "run.py"
 
-
-@pytest.fixture(scope="module")
-def bench():
-    """benchmarks/run.py as a module (benchmarks/ is not a package)."""
-    spec = importlib.util.spec_from_file_location("pyanitsa_benchmarks_run", RUN_PY)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up in sys.modules
-    try:
-        spec.loader.exec_module(module)
-        yield module
-    finally:
-        sys.modules.pop(spec.name, None)
+@pytest.fixture
+def bench(benchmark_module):
+    """benchmarks/run.py as a module."""
+    return benchmark_module("run")
 
 
 def test_quick_json_tactical(bench, capsys):
@@ -49,13 +37,10 @@ def test_table_output(bench, capsys):
     assert "tactical-36" in out and "games/s" in out
 
 
-def test_rollouts_bench_quick_json(capsys):
+def test_rollouts_bench_quick_json(capsys, benchmark_module):
     """The rollouts benchmark runs and its batch and reference rollouts agree (it exits
     otherwise)."""
-    path = RUN_PY.parent / "rollouts_bench.py"
-    spec = importlib.util.spec_from_file_location("pyanitsa_benchmarks_rollouts", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    module = benchmark_module("rollouts_bench")
     assert module.main(["--quick", "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert {r["workload"] for r in out["rows"]} == set(module.WORKLOADS)

@@ -3,12 +3,9 @@ conventions (seeding, illegal actions, pickling, rewards from the learner's seat
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import pickle
-import sys
 import warnings
-from pathlib import Path
 
 import gymnasium as gym
 import numpy as np
@@ -506,17 +503,10 @@ def test_render_without_mode_returns_none_and_other_modes_refuse() -> None:
         env.render()
 
 
-def test_envs_benchmark_smoke(capsys) -> None:
-    path = Path(__file__).resolve().parents[1] / "benchmarks" / "envs_bench.py"
-    spec = importlib.util.spec_from_file_location("pyanitsa_envs_bench", path)
-    bench = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = bench  # dataclasses look their module up in sys.modules
-    try:
-        spec.loader.exec_module(bench)
-        assert bench.main(["--json", "--steps", "2000", "--repeats", "1", "--only",
-                           "tactical-v0"]) == 0
-    finally:
-        sys.modules.pop(spec.name, None)
+def test_envs_benchmark_smoke(capsys, benchmark_module) -> None:
+    bench = benchmark_module("envs_bench")
+    assert bench.main(["--json", "--steps", "2000", "--repeats", "1", "--only",
+                       "tactical-v0"]) == 0
     report = json.loads(capsys.readouterr().out)
     assert set(report["workloads"]) == {"tactical-v0", "bare"}
     tactical = report["workloads"]["tactical-v0"]

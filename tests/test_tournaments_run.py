@@ -313,14 +313,9 @@ def test_example_configs_validate(path):
     check_agents(parse_config(yaml.safe_load(path.read_text()), source=path.name))
 
 
-def test_tournament_bench_quick_json(capsys):
-    import importlib.util
-
-    path = REPO / "benchmarks" / "tournament_bench.py"
-    spec = importlib.util.spec_from_file_location("pyanitsa_tournament_bench", path)
-    bench = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(bench)
-    assert bench.main(["--quick", "--json", "--deals", "2"]) == 0
+def test_tournament_bench_quick_json(capsys, benchmark_module):
+    bench = benchmark_module("tournament_bench")
+    assert bench.main(["--quick", "--json"]) == 0
     report = json.loads(capsys.readouterr().out)
     assert [(r["workers"], r["engine"]) for r in report["runs"]] == [
         (1, "batch"), (2, "batch"), (1, "reference")]
