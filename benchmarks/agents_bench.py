@@ -35,7 +35,6 @@ import argparse
 import json
 import math
 import os
-import platform
 import statistics
 import subprocess
 import sys
@@ -52,6 +51,7 @@ import numpy as np  # noqa: E402
 from pyanitsa import Rng, deal, derive_seed, preset  # noqa: E402
 from pyanitsa.agents import make_agent  # noqa: E402
 from pyanitsa.agents.game import play_games, results_of  # noqa: E402
+from pyanitsa.cli.bench import machine_basics  # noqa: E402
 from pyanitsa.rules import Rules  # noqa: E402
 
 HEURISTICS = ("random", "ascending", "descending", "strongest_first", "strongest_last",
@@ -237,10 +237,9 @@ def exploit_table(agents: Sequence[tuple[str, int]], deals: int, seed: int) -> l
 
 
 def machine() -> str:
-    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
-    return (f"{platform.processor() or platform.machine()}, {os.cpu_count()} CPUs, load "
-            f"{load:.2f} at the start, CPython {platform.python_version()}, "
-            f"{platform.system()} {platform.release()}")
+    m = machine_basics()
+    return (f"{m['cpu']}, {m['cpus']} CPUs, load {m['loadavg'][0]:.2f} at the start, "
+            f"{m['implementation']} {m['python']}, {m['platform']}")
 
 
 def main(argv: Sequence[str] | None = None) -> int:

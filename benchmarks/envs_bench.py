@@ -16,17 +16,13 @@ the ratio to the bare env is the number to compare between runs.
 from __future__ import annotations
 
 import argparse
-import contextlib
 import json
-import os
-import platform
 import random
 import statistics
 import sys
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
-from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -39,6 +35,7 @@ import numpy as np  # noqa: E402
 from gymnasium import spaces  # noqa: E402
 
 import pyanitsa.envs  # noqa: E402,F401  (registers the environments)
+from pyanitsa.cli.bench import machine_basics  # noqa: E402
 
 DEFAULT_REPEATS = 3
 SEED = 7
@@ -167,16 +164,7 @@ def time_workloads(workloads: Sequence[tuple[Workload, int]], repeats: int,
 
 
 def machine_info() -> dict[str, Any]:
-    cpu = platform.processor() or "unknown"
-    with contextlib.suppress(OSError):  # no /proc off Linux: keep platform's name
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    return {"cpu": cpu, "cpus": os.cpu_count(), "python": platform.python_version(),
-            "gymnasium": gym.__version__, "numpy": np.__version__,
-            "loadavg": [round(x, 2) for x in os.getloadavg()],
-            "date": datetime.now().astimezone().isoformat(timespec="seconds")}
+    return machine_basics() | {"gymnasium": gym.__version__, "numpy": np.__version__}
 
 
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:

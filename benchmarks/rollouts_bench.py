@@ -18,8 +18,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import platform
 import statistics
 import sys
 import time
@@ -33,6 +31,7 @@ if __name__ == "__main__":
 
 from pyanitsa.batch import UNFINISHED, play_positions  # noqa: E402
 from pyanitsa.classic import ClassicGame, ClassicPosition  # noqa: E402
+from pyanitsa.cli.bench import machine_basics  # noqa: E402
 from pyanitsa.dealing import deal  # noqa: E402
 from pyanitsa.results import Termination  # noqa: E402
 from pyanitsa.rng import Rng, derive_seed  # noqa: E402
@@ -117,13 +116,12 @@ def main(argv: list[str] | None = None) -> int:
                                  (args.positions, args.reference_positions, args.repeats))
     rows = [measure(name, count, args.horizon, args.batch, repeats, ref_count)
             for name in WORKLOADS]
-    info = {"python": platform.python_version(), "cpus": os.cpu_count(),
-            "load_average": os.getloadavg()[0], "date": time.strftime("%Y-%m-%d %H:%M %Z")}
+    info = machine_basics()
     if args.json:
         print(json.dumps({"machine": info, "rows": rows}))
         return 0
     print(f"rollouts from mid-game positions, horizon {args.horizon}, {args.batch} per call; "
-          f"median of {repeats}; {info['cpus']} CPUs, load {info['load_average']:.2f}")
+          f"median of {repeats}; {info['cpus']} CPUs, load {info['loadavg'][0]:.2f}")
     print()
     print("| workload | positions | median time | rollouts/s | rounds/s | reference rollouts/s "
           "| x reference |")

@@ -18,8 +18,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import platform
 import resource
 import statistics
 import subprocess
@@ -34,6 +32,7 @@ REPO_ROOT = Path(__file__).resolve().parents[1]
 if __name__ == "__main__":
     sys.path.insert(0, str(REPO_ROOT))
 
+from pyanitsa.cli.bench import machine_basics  # noqa: E402
 from pyanitsa.tournaments.config import parse_config  # noqa: E402
 from pyanitsa.tournaments.runner import run_tournament  # noqa: E402
 
@@ -71,9 +70,7 @@ def measure(workers: int, deals: int, repeats: int, engine: str = "batch") -> di
 def machine() -> dict[str, object]:
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=REPO_ROOT,
                             capture_output=True, text=True).stdout.strip()
-    return {"python": platform.python_version(), "platform": platform.platform(),
-            "cpus": os.cpu_count(), "load_average": os.getloadavg()[0], "commit": commit,
-            "date": time.strftime("%Y-%m-%d %H:%M:%S %Z")}
+    return machine_basics() | {"commit": commit}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -95,7 +92,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     print(f"tournament: 8 scripted agents, tactical, 2 players, duplicate round robin, "
           f"{deals} deals per pairing; median of {repeats}")
-    print(f"machine: {info['cpus']} CPUs, load {info['load_average']:.2f}, "
+    print(f"machine: {info['cpus']} CPUs, load {info['loadavg'][0]:.2f}, "
           f"Python {info['python']}, commit {info['commit']}")
     print()
     print("| workers | engine | games | median time | games/s | parent CPU | workers' CPU |")

@@ -343,20 +343,25 @@ def gcc_version() -> str | None:
     return out.splitlines()[0] if out else None
 
 
-def machine_info() -> dict:
-    import numba
-
+def machine_basics() -> dict:
+    """The machine a benchmark ran on: CPU, cores, Python, platform, load, date (every
+    benchmark script reports these)."""
     return {
         "cpu": cpu_model(),
         "cpus": os.cpu_count(),
         "python": platform.python_version(),
         "implementation": platform.python_implementation(),
-        "numba": numba.__version__,
         "platform": platform.platform(),
-        "gcc": gcc_version(),
         "loadavg": [round(x, 2) for x in os.getloadavg()],
         "date": datetime.now().astimezone().isoformat(timespec="seconds"),
     }
+
+
+def machine_info() -> dict:
+    """:func:`machine_basics` with the numba and gcc versions."""
+    import numba
+
+    return machine_basics() | {"numba": numba.__version__, "gcc": gcc_version()}
 
 
 # -- output -------------------------------------------------------------------------------------
