@@ -19,8 +19,7 @@ $(VENV)/.installed: pyproject.toml
 lint: install
 	$(VENV)/bin/ruff check .
 
-test: install
-	$(VENV)/bin/ruff check .
+test: lint
 	$(PY) -m pytest
 
 demo: install

@@ -37,7 +37,7 @@ from pyanitsa.agents.specs import make_agent
 from pyanitsa.tournaments.config import TournamentConfig, TournamentConfigError, TournamentError
 from pyanitsa.tournaments.games import GameRow, forfeit_row
 from pyanitsa.tournaments.schedule import GameKey, Schedule
-from pyanitsa.tournaments.stats import Sprt
+from pyanitsa.tournaments.stats import Sprt, block_score
 from pyanitsa.tournaments.store import Store
 
 FIRST_CHUNK = 16
@@ -78,22 +78,24 @@ class SprtTracker:
         self.schedule = schedule
         self.tests = {p.index: Sprt(config.sprt) for p in schedule.pairings}
         self.next_deal = dict.fromkeys(self.tests, 0)
-        self.partial: dict[tuple[int, int], list[float]] = {}
+        self.partial: dict[tuple[int, int], list[GameRow]] = {}
         self.ready: dict[tuple[int, int], float] = {}
 
     def stopped(self, pairing: int) -> bool:
         return self.tests[pairing].decision is not None
 
-    def add(self, pairing: int, deal: int, seats: list[int], points: list[float]) -> str | None:
+    def add(self, row: GameRow) -> str | None:
         """Count a game; return the pairing's decision if this game completed it."""
+        pairing, deal = row.pairing, row.deal
         if deal >= self.schedule.deals or self.stopped(pairing):
             return None
-        first = self.schedule.pairings[pairing].entries[0]
-        scores = self.partial.setdefault((pairing, deal), [])
-        scores.append(points[seats.index(first)])
-        if len(scores) < self.schedule.block_size:
+        block = self.partial.setdefault((pairing, deal), [])
+        block.append(row)
+        if len(block) < self.schedule.block_size:
             return None
-        self.ready[(pairing, deal)] = sum(scores) / len(scores)
+        # the same block score the statistics use (stats.count_blocks)
+        first = self.schedule.pairings[pairing].entries[0]
+        self.ready[(pairing, deal)] = block_score(block, first)
         del self.partial[(pairing, deal)]
         test = self.tests[pairing]
         while (pairing, self.next_deal[pairing]) in self.ready and test.decision is None:
@@ -163,8 +165,7 @@ class _Run:
                 self.unissued[pairing] += len(keys)
         if self.sprt is not None:  # a resumed run: its stored games count towards the tests
             for row in store.rows():
-                self._count_sprt(row.pairing, row.deal, list(row.seats), list(row.points),
-                                 announce=False)
+                self._count_sprt(row, announce=False)
         self.retry: deque[Chunk] = deque()
         self.chunk_ids = iter(range(1 << 62))
         self.played = 0
@@ -200,10 +201,10 @@ class _Run:
         if self.events is not None:
             self.events(event)
 
-    def _count_sprt(self, pairing: int, deal: int, seats: list[int], points: list[float], *,
-                    announce: bool = True) -> None:
+    def _count_sprt(self, row: GameRow, *, announce: bool = True) -> None:
         assert self.sprt is not None
-        decision = self.sprt.add(pairing, deal, seats, points)
+        pairing = row.pairing
+        decision = self.sprt.add(row)
         if decision is None:  # add returns a decision once: with the game that reached it
             return
         test = self.sprt.tests[pairing]
@@ -263,7 +264,7 @@ class _Run:
                 if self.events is not None:
                     self._emit(self._game_event(row))
                 if self.sprt is not None:
-                    self._count_sprt(key.pairing, key.deal, list(row.seats), list(row.points))
+                    self._count_sprt(row)
 
     def _game_event(self, row: GameRow) -> dict[str, Any]:
         forfeit = None if row.forfeit_seat is None else {
