@@ -367,8 +367,7 @@ class ClassicGame:
             self.out_of_game.extend(t_cards)
         else:
             self.table = t_cards
-            self.result = ClassicResult(Termination.DRAW, None, self.rounds, self.showdowns,
-                                        tuple(self.eliminated))
+            self.result = self._ended(Termination.DRAW)
 
         went_out = []
         if end != "draw":
@@ -386,8 +385,7 @@ class ClassicGame:
         if end == "draw":
             return True
         if rules.misere and went_out:
-            self.result = ClassicResult(Termination.WIN, went_out[0], self.rounds,
-                                        self.showdowns, tuple(self.eliminated))
+            self.result = self._ended(Termination.WIN, went_out[0])
             return True
         if went_out and rules.new_tour_on_elimination:
             self.leader = (self.leader + len(went_out)) % self.players
@@ -401,24 +399,27 @@ class ClassicGame:
         alive = self.alive()
         result = None
         if len(alive) == 1:
-            result = ClassicResult(Termination.WIN, alive[0], self.rounds, self.showdowns,
-                                   tuple(self.eliminated))
+            result = self._ended(Termination.WIN, alive[0])
         elif not alive:
-            result = ClassicResult(Termination.DRAW, None, self.rounds, self.showdowns,
-                                   tuple(self.eliminated))
+            result = self._ended(Termination.DRAW)
         elif self.rounds >= self.rules.max_rounds:
-            result = ClassicResult(Termination.CAPPED, None, self.rounds, self.showdowns,
-                                   tuple(self.eliminated))
+            result = self._ended(Termination.CAPPED)
         elif self._seen is not None:
             key = self.key()
             first = self._seen.get(key)
             if first is None:
                 self._seen[key] = self.rounds
             else:
-                result = ClassicResult(Termination.CYCLE, None, self.rounds, self.showdowns,
-                                       tuple(self.eliminated), first, self.rounds - first)
+                result = self._ended(Termination.CYCLE, cycle_start=first)
         self.result = result
         return result is not None
+
+    def _ended(self, outcome: Termination, winner: Seat | None = None, *,
+               cycle_start: int | None = None) -> ClassicResult:
+        """The result of the game ending now."""
+        return ClassicResult(outcome, winner, self.rounds, self.showdowns,
+                             tuple(self.eliminated), cycle_start,
+                             None if cycle_start is None else self.rounds - cycle_start)
 
     def _pass_lead(self) -> None:
         p = self.players
