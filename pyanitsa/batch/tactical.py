@@ -192,14 +192,22 @@ def simulate_range(strength, players, dealer_fixed, seed, first, count_, special
     ``first .. first + count_ - 1`` into rows from ``row0``."""
     deck = strength.shape[0]
     cards = np.zeros(deck, np.int64)
-    hands = np.zeros((PMAX, deck // players), np.uint8)
+    n = deck // players
+    hands = np.zeros((PMAX, n), np.uint8)
     lens = np.zeros(PMAX, np.int64)
     nxt, played, cont, faces, idx, holders = hand_scratch(hands)
     for g in range(count_):
         deal_s(derive_seed1(seed, first + g), players, deck, True, dealer_fixed, cards, strength,
                hands, lens)
-        play_row(hands, lens, players, special, weakest, ace, wwins, misere, scores, wins, out,
-                 row0 + g, nxt, played, cont, faces, idx, holders)
+        # play_row's dispatch, with the hand length a loop constant: reading it from ``lens``
+        # every game cost 6% of tactical-36's speed
+        if players == 2:
+            sa, sb, rounds, showdowns, removed = play_pair(hands[0], hands[1], n, n, special,
+                                                           weakest, ace)
+            store_pair(scores, wins, out, row0 + g, sa, sb, rounds, showdowns, removed, misere)
+        else:
+            play_hands(hands, lens, players, special, weakest, ace, wwins, misere, scores, wins,
+                       out, row0 + g, nxt, played, cont, faces, idx, holders)
 
 
 @njit(cache=True, parallel=True)
