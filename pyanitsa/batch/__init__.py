@@ -6,8 +6,9 @@ Import it lazily (``from pyanitsa.batch import simulate``): importing numba take
 
 Compiled functions are cached on disk (``cache=True``). numba keys each cache entry on the
 source file of the function it compiled, not on the files of the functions it calls: after
-editing ``rng.py`` or ``classic.py``, clear ``pyanitsa/batch/__pycache__`` so the callers in the
-other modules recompile.
+editing ``rng.py``, ``classic.py``, ``classic_fast.py`` or ``tactical.py``, clear
+``pyanitsa/batch/__pycache__`` (and ``agents/__pycache__`` for the search kernels) so the
+callers in the other modules recompile.
 """
 
 from pyanitsa.batch.api import (
