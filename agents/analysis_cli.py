@@ -1,10 +1,10 @@
-"""``pyanitsa solve`` and ``pyanitsa exploit``: exact analysis of small two-player tactical deals.
+"""``pyanitsa solve``: the exact equilibrium of a two-player tactical deal.
 
-``solve`` prints the value of one deal (each seat's expected score at equilibrium), the
-equilibrium mixes over rank orders and the solve time. ``exploit`` measures, over seeded deals,
-how much an exact best response gains against an agent's order distribution compared with the
-equilibrium value. Both play the zero-sum game of :mod:`pyanitsa.agents.equilibrium`: the payoff
-is the score difference (or its sign with ``--objective win``), flipped under misère.
+It prints the value of one deal (each seat's expected score at equilibrium), the equilibrium
+mixes over rank orders and the solve time, for the zero-sum game of
+:mod:`pyanitsa.agents.equilibrium`: the payoff is the score difference (or its sign with
+``--objective win``), flipped under misère. ``pyanitsa exploit`` is in
+:mod:`pyanitsa.agents.exploit_cli`.
 """
 
 from __future__ import annotations
@@ -37,29 +37,6 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="one JSON object: value (per seat), strategies (per seat, "
                         "[{order, p}]), margin, orders, method, seconds, load_seconds")
     p.set_defaults(run=run_solve)
-
-    q = sub.add_parser(
-        "exploit", help="exploitability of an agent on small two-player tactical decks",
-        description="For each seeded deal (deal i from derive_seed(SEED, i), as play does), "
-                    "the agent orders its hand SAMPLES times, once per rng "
-                    "default_rng(derive_seed(SEED, i, seat, k)); that empirical distribution "
-                    "(one order for a deterministic agent) meets the exact best response over "
-                    "every distinct rank order of the other hand. The gain is the best "
-                    "response's payoff minus the equilibrium value of that seat, in score "
-                    "difference (misère: negated). The agent plays seat 0 and, separately, "
-                    "seat 1 of every deal; the table gives the mean and worst gain per seat "
-                    "and overall.")
-    q.add_argument("agent", metavar="AGENT", help="an agent spec, e.g. descending or "
-                                                  "'mc_search(samples=64)'")
-    add_rules_arguments(q)
-    q.add_argument("--deals", type=int, default=200, metavar="N", help="deals (default 200)")
-    q.add_argument("--seed", type=int, default=0, help="seed of the deals (default 0)")
-    q.add_argument("--samples", type=int, default=32, metavar="K",
-                   help="agent calls per deal and seat to estimate its order distribution "
-                        "(default 32)")
-    _common(q)
-    q.add_argument("--json", action="store_true", help="one JSON object")
-    q.set_defaults(run=run_exploit)
 
 
 def _common(p: argparse.ArgumentParser) -> None:
@@ -140,35 +117,4 @@ def run_solve(args: argparse.Namespace) -> int:
         for row in strategies[s]:
             cards = " ".join(str(c) for c in row["order"])
             print(f"  {row['p']:.6f}  {cards}")
-    return 0
-
-
-# -- exploit ---------------------------------------------------------------------------------------
-
-
-def run_exploit(args: argparse.Namespace) -> int:
-    from pyanitsa.agents.equilibrium import exploit_deals
-    from pyanitsa.agents.specs import make_agent
-
-    rules = tactical_rules(args)
-    if args.deals < 1 or args.samples < 1 or args.max_orders < 1:
-        raise CliError("--deals, --samples and --max-orders must be at least 1")
-    agent = make_agent(args.agent)
-    start = time.perf_counter()
-    report = exploit_deals(rules, agent, deals=args.deals, seed=args.seed,
-                           samples=args.samples, max_orders=args.max_orders,
-                           objective=args.objective)
-    report["seconds"] = round(time.perf_counter() - start, 3)
-    report["agent"] = args.agent
-    if args.json:
-        print(json.dumps(report, ensure_ascii=False))
-        return 0
-    print(f"agent {args.agent} on deck {rules.deck}: {args.deals} deals, seed {args.seed}, "
-          f"{args.samples} calls per deal and seat; gain of an exact best response over the "
-          f"equilibrium value ({report['unit']})")
-    print(f"  {'seat':<8}{'mean':>10}{'worst':>10}{'orders seen':>14}")
-    for s, row in enumerate(report["seats"]):
-        print(f"  {s:<8}{row['mean']:>10.4f}{row['worst']:>10.4f}{row['mean_distinct']:>14.2f}")
-    print(f"  {'both':<8}{report['mean']:>10.4f}{report['worst']:>10.4f}")
-    print(f"  ({report['seconds']:.1f} s)")
     return 0

@@ -102,6 +102,10 @@ class Agent(Protocol):
         ...
 
 
+Mix = list[tuple[tuple[Card, ...], float]]
+"""A distribution over hand orders: ``(order, probability)`` pairs, probabilities summing to 1."""
+
+
 class BaseAgent:
     """A convenient base: a display name, and a clear error for the decision not made."""
 
@@ -123,8 +127,22 @@ class BaseAgent:
         """Many hands at once; learned agents override this to batch inference."""
         return [self.order_hand(v, r) for v, r in zip(views, rngs, strict=True)]
 
+    def mix(self, view: HandView) -> Mix | None:
+        """The whole distribution of :meth:`order_hand` on ``view``, as ``(order,
+        probability)`` pairs, when the agent knows it; None when it does not (then
+        ``pyanitsa exploit`` samples the agent instead). Orders of equal rank sequence may be
+        listed once."""
+        return None
+
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.name!r}>"
+
+
+class Deterministic(BaseAgent):
+    """A base for agents whose hand order ignores ``rng``: the distribution is that order."""
+
+    def mix(self, view: HandView) -> Mix:
+        return [(tuple(self.order_hand(view, np.random.default_rng(0))), 1.0)]
 
 
 def hand_view(rules: Rules, seat: Seat, hands: Sequence[Sequence[Card]],

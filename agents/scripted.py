@@ -20,11 +20,14 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from pyanitsa.agents.odds import tie_and_edge, tie_chain
-from pyanitsa.agents.protocol import BaseAgent, HandView, PickupView
+from pyanitsa.agents.protocol import BaseAgent, Deterministic, HandView, Mix, PickupView
 from pyanitsa.agents.specs import register
 from pyanitsa.cards import Card
 from pyanitsa.hooks import split_specs
 from pyanitsa.ranks import RankTable
+
+MIX_MAX_ORDERS = 40_320
+"""``random`` lists its distribution for hands with up to this many distinct orders (8!)."""
 
 
 def by_rank(view: HandView) -> list[Card]:
@@ -43,12 +46,25 @@ class RandomAgent(BaseAgent):
     def order_hand(self, view: HandView, rng: np.random.Generator) -> list[Card]:
         return [view.hand[i] for i in rng.permutation(len(view.hand))]
 
+    def mix(self, view: HandView) -> Mix | None:
+        """Uniform over the distinct rank orders (each stands for the same number of card
+        orders), for hands with at most :data:`MIX_MAX_ORDERS` of them."""
+        from pyanitsa.agents.kernels import count_orders, distinct_orders
+        from pyanitsa.agents.search import cards_for_ranks
+
+        ranks = view.hand_ranks()
+        count = count_orders(ranks)
+        if count > MIX_MAX_ORDERS:
+            return None
+        return [(tuple(cards_for_ranks(view.hand, o, view.ranks)), 1.0 / count)
+                for o in distinct_orders(ranks)]
+
     def order_pickup(self, view: PickupView, rng: np.random.Generator) -> list[Card]:
         return [view.cards[i] for i in rng.permutation(len(view.cards))]
 
 
 @register("ascending")
-class Ascending(BaseAgent):
+class Ascending(Deterministic):
     """Weakest card first, strongest last (rank order; equal ranks in card order).
 
     Saves the strong cards for the end, where opponents who lead strong have run out of them.
@@ -61,7 +77,7 @@ class Ascending(BaseAgent):
 
 
 @register("descending")
-class Descending(BaseAgent):
+class Descending(Deterministic):
     """Strongest card first, weakest last (rank order; equal ranks in card order).
 
     The instinctive order: win early while the others may still hold weak cards. With two
@@ -192,7 +208,7 @@ def cards_for_ranks(view: HandView, ranks: Sequence[int]) -> list[Card]:
 
 
 @register("sacrifice")
-class Sacrifice(BaseAgent):
+class Sacrifice(Deterministic):
     """Tian Ji's horse race: lose my weakest cards where the opponents are expected to be
     strongest, and beat each of their other cards with the smallest card that does.
 

@@ -391,11 +391,14 @@ class OrderSearch:
                 return cur, value
             cur, value = nb, nb_value
 
-    def run(self, rng: np.random.Generator, restarts: int, *, exhaustive: int = 0
-            ) -> tuple[np.ndarray, float]:
+    def run(self, rng: np.random.Generator, restarts: int, *, exhaustive: int = 0,
+            starts: Sequence[np.ndarray] = ()) -> tuple[np.ndarray, float]:
+        """Climb from the best of ``starts`` (more start orders of the caller's) and the
+        assignment, ascending and descending orders."""
         if kernels.count_orders(self.ranks) <= exhaustive:
             return self.run_exhaustive()
-        starts = np.stack([self.assignment_start(), self.ranks, self.ranks[::-1]])
+        starts = np.stack([self.assignment_start(), self.ranks, self.ranks[::-1],
+                           *(np.asarray(s, np.int8) for s in starts)])
         total = len(self.all[2])
         coarse = max(COARSE_MIN, total // COARSE_SHARE)
         if coarse < total:
