@@ -295,6 +295,25 @@ def test_cli_runs_reports_and_exports_replayable_records(tmp_path, capsys):
     assert main(["replay", "--check", str(records)]) == 0
 
 
+def test_reports_carry_the_meta_game(tmp_path, capsys):
+    c = make(tmp_path, agents=[A("Strong"), A("Weak"), A("Random")], deals=6, workers=1)
+    run_tournament(c)
+    assert main(["report", str(c.output_dir)]) == 0
+    assert "meta-game: Nash mix " in capsys.readouterr().out
+    meta = json.loads((c.output_dir / "results.json").read_text())["meta_game"]
+    assert set(meta) >= {"nash", "vs_nash", "cycles", "method"}
+    assert list(meta["nash"]) == ["strong", "weak", "random"]
+    assert sum(meta["nash"].values()) == pytest.approx(1.0)
+    for name, p in meta["nash"].items():  # the support scores 1/2, nobody beats the mix
+        assert meta["vs_nash"][name] <= 0.5 + 1e-9
+        if p > 1e-9:
+            assert meta["vs_nash"][name] == pytest.approx(0.5)
+    assert meta["cycles"] == []  # three agents, and no cycle among these scripted ones
+    report = (c.output_dir / "report.md").read_text()
+    assert "## The meta-game, and why Elo alone misleads" in report
+    assert "| agent | Nash mix % | score vs Nash % | Elo |" in report
+
+
 def test_cli_errors_are_one_line(tmp_path, capsys):
     path = tmp_path / "t.yaml"
     path.write_text(yaml.safe_dump({"agents": ["descending", {"name": "x", "spec": 5}]}))

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from pyanitsa.tournaments.games import GameRow
+from pyanitsa.tournaments.meta import console_line, markdown_section
 from pyanitsa.tournaments.stats import AgentStats, Summary, elo_of_score
 
 FILES = ("report.md", "results.csv", "results.json", "heatmap.png", "ratings.png")
@@ -116,6 +117,8 @@ def console_table(summary: Summary) -> str:
                 cells.append("" if i == j else _fmt(s, ".2f", "·"))
             rows.append(cells)
         parts += ["", _text_table(headers, rows, [False] + [True] * n)]
+    if summary.meta is not None:
+        parts += ["", console_line(summary.meta)]
     for s in summary.sprt:
         parts.append(f"SPRT {s.agents[0]} vs {s.agents[1]}: {s.verdict} (LLR {s.llr:+.2f} in "
                      f"[{s.lower:.2f}, {s.upper:.2f}], {s.blocks} pairs, score {s.score:.3f})")
@@ -177,6 +180,10 @@ def markdown(summary: Summary, rows: Sequence[GameRow]) -> str:
                 _md_table(["", *[names[j] for j in idx]], los_rows,
                           [False] + [True] * len(idx)), "",
                 "![ratings](ratings.png)", ""]
+    if summary.meta is not None:
+        h = summary.h2h
+        out += markdown_section(summary.meta, names, h.score, h.low, h.high,
+                                {a.name: a.rating for a in summary.agents})
     if summary.sprt:
         out += ["## SPRT", "",
                 _md_table(["pairing", "verdict", "LLR", "bounds", "pairs", "score", "Elo"],

@@ -15,6 +15,9 @@
   generator.
 * SPRT: a generalized SPRT on the block scores (one per duplicate pair) of a two-player
   pairing, logistic Elo, normal approximation as in fishtest.
+* The meta-game (``meta``): the Nash mixture of the head-to-head game, each agent's score
+  against it and the cycles that hold at 95%, because in a non-transitive field the ratings
+  alone mislead.
 """
 
 from __future__ import annotations
@@ -33,6 +36,7 @@ from scipy import stats as sps
 from pyanitsa.rng import derive_seed
 from pyanitsa.tournaments.config import SprtConfig, TournamentConfig
 from pyanitsa.tournaments.games import FORFEIT, GameRow
+from pyanitsa.tournaments.meta import MetaGame, meta_game
 from pyanitsa.tournaments.schedule import GameKey, Schedule
 
 ELO_PER_NAT = 400.0 / math.log(10.0)
@@ -490,6 +494,8 @@ class Summary:
     scheduled: int
     counted_keys: frozenset[GameKey] = field(default=frozenset(), repr=False)
     """The keys of the games that count."""
+    meta: MetaGame | None = None
+    """The head-to-head meta-game (None with fewer than two agents that played)."""
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -500,6 +506,7 @@ class Summary:
             "head_to_head": self.h2h.to_json(),
             "ratings": None if self.ratings is None else self.ratings.to_json(),
             "sprt": [asdict(s) | {"verdict": s.verdict} for s in self.sprt],
+            "meta_game": None if self.meta is None else self.meta.to_json(),
         }
 
 
@@ -516,5 +523,7 @@ def summarize(config: TournamentConfig, rows: Sequence[GameRow]) -> Summary:
             if rated.low is not None and rated.high is not None:
                 s.rating_low, s.rating_high = rated.low[i], rated.high[i]
     counted = frozenset(r.key for rs in blocks.values() for r in rs)
-    return Summary(config, stats, head_to_head(len(config.agents), blocks), rated, sprts,
-                   len(rows), len(counted), schedule.total_games, counted)
+    h2h = head_to_head(len(config.agents), blocks)
+    meta = meta_game(config.names, h2h.score, h2h.low, [s.rating for s in stats])
+    return Summary(config, stats, h2h, rated, sprts, len(rows), len(counted),
+                   schedule.total_games, counted, meta)
