@@ -204,6 +204,8 @@ BUILTIN_MODULES: tuple[str, ...] = (
     "pyanitsa.agents.human",
     "pyanitsa.agents.search",
     "pyanitsa.agents.equilibrium",
+    "pyanitsa.agents.nash",
+    "pyanitsa.agents.exploit",  # best_response
     "pyanitsa.agents.policy",  # the ppo: scheme (torch loads only with a policy)
 )
 """Modules whose agent classes register themselves with :func:`register` when imported."""

@@ -1,0 +1,162 @@
+"""``nash``: approximate equilibrium play of a two-player tactical deal of any size.
+
+With two players and nothing set aside the unseen cards *are* the opponent's hand, so the deal
+is a known zero-sum game. The agent runs CFR+ on it (:mod:`pyanitsa.agents.nash_kernels`): a
+behaviour strategy for each seat over ``(ranks still held, rank played last)``, learned against
+the exact expected payoff with one tie carried per showdown, and plays an order sampled from
+its own seat's average strategy. The strategy is a pure function of the two hands (no
+randomness in the solve), computed once per deal and cached for both seats, so the seat-swapped
+game of a duplicate pair costs nothing and sampling many orders from it is cheap.
+
+How good it is: on full 36-card deals its exploitability, measured by ``pyanitsa exploit`` with
+the same best response and the same samples as uniform ``random``, is several times lower than
+``random``'s (BENCHMARKS.md, "Strength"). On tiny deals, where ``solve`` is exact, :meth:`mix`
+lists the whole distribution and its exploitability and value are exact.
+
+Falls back (and says why in :attr:`NashAgent.last_info`) with more than two players, with
+cards set aside, or when a hand has more than ``max_states`` sub-multisets (memory grows with
+it: about ``36 * max_states * ranks`` bytes a seat).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
+
+import numpy as np
+
+from pyanitsa.agents.lazy import lazy_module
+from pyanitsa.agents.protocol import BaseAgent, HandView, Mix
+from pyanitsa.agents.search import cards_for_ranks
+from pyanitsa.agents.specs import make_agent, register
+from pyanitsa.cards import Card
+from pyanitsa.ranks import rank_table
+from pyanitsa.rules import Rules
+
+nk = lazy_module("pyanitsa.agents.nash_kernels")
+kernels = lazy_module("pyanitsa.agents.kernels")
+
+DEFAULT_ITERATIONS = 150
+"""CFR+ iterations: about 1 s for a full 36-card deal (both seats) on the benchmark machine."""
+DEFAULT_MAX_STATES = 60_000
+"""Sub-multisets of a hand above which the agent falls back (19,683 at most in the 36-card
+deck; a 26-card hand of the 52-card deck has up to 1.6 million)."""
+MIX_MAX_ORDERS = 40_320
+"""``mix`` lists the distribution of hands with at most this many distinct orders."""
+
+
+@dataclass(frozen=True)
+class DealStrategy:
+    """The average strategies of both seats of one deal (seat 0 holds ``counts[0]``)."""
+
+    counts: tuple[np.ndarray, np.ndarray]
+    avg: tuple[np.ndarray, np.ndarray]
+    iterations: int
+    seconds: float
+
+    def seat_of(self, counts: np.ndarray) -> int:
+        return 0 if np.array_equal(counts, self.counts[0]) else 1
+
+
+def hand_counts(rules: Rules, ranks: list[int]) -> np.ndarray:
+    return np.bincount(np.asarray(ranks, np.int64), minlength=rank_table(rules).num_ranks)
+
+
+def solve(rules: Rules, mine: np.ndarray, theirs: np.ndarray, iterations: int) -> DealStrategy:
+    """Both seats' strategies, cached by the unordered pair of hands."""
+    a, b = tuple(int(c) for c in mine), tuple(int(c) for c in theirs)
+    return _solve(rules, *sorted((a, b)), iterations)
+
+
+@lru_cache(maxsize=8)
+def _solve(rules: Rules, c0: tuple[int, ...], c1: tuple[int, ...], iterations: int
+           ) -> DealStrategy:
+    start = time.perf_counter()
+    table = rank_table(rules)
+    counts = (np.array(c0, np.int64), np.array(c1, np.int64))
+    avg = tuple(np.zeros((int(nk.multipliers(c)[1]) * (table.num_ranks + 1), table.num_ranks))
+                for c in counts)
+    cmp = kernels.cmp_table(table).astype(np.int64)
+    nk.cfr_plus(counts[0], counts[1], cmp, -1 if rules.misere else 1, iterations, *avg)
+    return DealStrategy(counts, (avg[0], avg[1]), iterations, time.perf_counter() - start)
+
+
+def states_of(counts: np.ndarray) -> int:
+    out = 1
+    for c in counts:
+        out *= int(c) + 1
+    return out
+
+
+@register("nash")
+class NashAgent(BaseAgent):
+    """Approximate equilibrium of the dealt two-player game (CFR+ over behaviour strategies),
+    sampled; falls back to ``fallback`` (default ``random``) with 3+ players, cards set aside
+    or hands over ``max_states``.
+
+    Parameters: ``iterations`` CFR+ iterations per deal; ``max_states`` sub-multisets of a hand
+    it solves up to; ``fallback`` the agent spec it uses otherwise.
+    """
+
+    def __init__(self, *, iterations: int = DEFAULT_ITERATIONS,
+                 max_states: int = DEFAULT_MAX_STATES, fallback: str = "random") -> None:
+        if iterations < 1 or max_states < 1:
+            raise ValueError("iterations and max_states must be at least 1")
+        self.iterations = iterations
+        self.max_states = max_states
+        self.fallback_spec = fallback
+        self._fallback: Any = None
+        self.last_info: dict[str, Any] = {}
+        """What the last decision did: the solve's size and time, or why it fell back."""
+
+    def why_not(self, view: HandView) -> str | None:
+        """Why this view is not solved (None if it is)."""
+        if view.players != 2:
+            return f"{view.players} players: the dealt game is solved for two"
+        if view.set_aside:
+            return f"{view.set_aside} cards set aside: the opponent's hand is not known"
+        for what, counts in (("my hand", hand_counts(view.rules, view.hand_ranks())),
+                             ("the opponent's hand", np.array(view.unseen))):
+            if states_of(counts) > self.max_states:
+                return (f"{what} has {states_of(counts):,} sub-multisets, over max_states="
+                        f"{self.max_states:,}")
+        return None
+
+    def strategy(self, view: HandView) -> tuple[DealStrategy, int]:
+        """The solved deal and my seat in it."""
+        mine = hand_counts(view.rules, view.hand_ranks())
+        deal = solve(view.rules, mine, np.array(view.unseen, np.int64), self.iterations)
+        return deal, deal.seat_of(mine)
+
+    def order_hand(self, view: HandView, rng: np.random.Generator) -> list[Card]:
+        start = time.perf_counter()
+        reason = self.why_not(view)
+        if reason is not None:
+            if self._fallback is None:
+                self._fallback = make_agent(self.fallback_spec)
+            self.last_info = {"agent": "nash", "solved": False, "reason": reason,
+                              "fallback": self.fallback_spec}
+            return list(self._fallback.order_hand(view, rng))
+        deal, seat = self.strategy(view)
+        us = rng.random((1, view.hand_size))
+        order = nk.sample_orders(deal.avg[seat], deal.counts[seat], us)[0]
+        self.last_info = {"agent": "nash", "solved": True, "iterations": deal.iterations,
+                          "solve_seconds": deal.seconds,
+                          "states": states_of(deal.counts[seat]),
+                          "ms": (time.perf_counter() - start) * 1000.0}
+        return cards_for_ranks(view.hand, order, view.ranks)
+
+    def mix(self, view: HandView) -> Mix | None:
+        """The whole order distribution, for hands of at most :data:`MIX_MAX_ORDERS` distinct
+        orders (None otherwise, or where it falls back)."""
+        ranks = view.hand_ranks()
+        if self.why_not(view) is not None or kernels.count_orders(ranks) > MIX_MAX_ORDERS:
+            return None
+        deal, seat = self.strategy(view)
+        orders = kernels.distinct_orders(ranks)
+        probs = nk.order_probs(deal.avg[seat], deal.counts[seat], orders)
+        keep = probs > 0
+        return [(tuple(cards_for_ranks(view.hand, o, view.ranks)), float(p))
+                for o, p in zip(orders[keep], probs[keep] / probs[keep].sum(), strict=True)]

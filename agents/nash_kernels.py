@@ -1,0 +1,282 @@
+"""Compiled (numba) kernels of the ``nash`` agent: CFR+ over behaviour strategies of a
+two-player tactical deal.
+
+**Strategies.** A seat's strategy is *behavioural*: which rank to play next, given the ranks it
+still holds (the multiset ``S``, which fixes the showdown ``t = n - |S|``) and the rank it played
+last (a tie there carries the pot into this showdown). The seat never sees the other hand's
+order, so that is all it can condition on; an information state is ``(S, last)``, indexed
+``S * (R + 1) + last`` with ``last = R`` before the first card. Every ``(S, last)`` with ``last``
+among the cards already played is reachable, whatever the strategy.
+
+**The payoff learned on.** The score margin is a sum over showdowns: a showdown ``t`` that is
+not a tie is worth ``2 (1 + L_t)`` cards to its winner, ``L_t`` the tie run just before it. With
+``L_t`` replaced by ``[a_{t-1} = b_{t-1}]`` (one tie carried; a run of two or more, which needs
+two equal pairs in a row, counts as one), a seat's expected payoff against the other's strategy
+depends on that strategy only through its *pair marginals* ``P(b_t = y)`` and
+``P(b_{t-1} = l, b_t = y)``, and is exact for every order of its own hand. So each iteration is
+a full-width pass with exact expected values, no sampling: a forward pass gives a seat's reach
+of every state, its pair marginals and its average strategy; a backward pass against the other
+seat's marginals gives the values and the counterfactual regrets. Regret matching+ with
+alternating updates and linearly weighted averaging (CFR+, Tammelin 2014) then converges in a
+few hundred iterations. The true game (every tie run, the split on the last card) is what
+``pyanitsa exploit`` measures the result on.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+
+@njit(cache=True)
+def multipliers(counts):
+    """Mixed-radix place values of sub-multisets of ``counts`` and their number."""
+    nr = counts.shape[0]
+    mult = np.empty(nr, np.int64)
+    states = 1
+    for r in range(nr):
+        mult[r] = states
+        states *= counts[r] + 1
+    return mult, states
+
+
+@njit(cache=True)
+def unpack(counts, mult, states):
+    """Per sub-multiset index, computed once (the passes read them hundreds of times): the
+    showdown ``n - |S|``, the ranks still held (``legal[idx, :nlegal[idx]]``, with their
+    counts ``lefts``) and the ranks already played (``played[idx, :nplayed[idx]]``)."""
+    nr = counts.shape[0]
+    n = int(counts.sum())
+    lefts = np.empty((states, nr), np.int64)
+    steps = np.empty(states, np.int64)
+    legal = np.empty((states, nr), np.int64)
+    nlegal = np.zeros(states, np.int64)
+    played = np.empty((states, nr), np.int64)
+    nplayed = np.zeros(states, np.int64)
+    for idx in range(states):
+        size = 0
+        for r in range(nr):
+            left = (idx // mult[r]) % (counts[r] + 1)
+            lefts[idx, r] = left
+            size += left
+            if left > 0:
+                legal[idx, nlegal[idx]] = r
+                nlegal[idx] += 1
+            if left < counts[r]:
+                played[idx, nplayed[idx]] = r
+                nplayed[idx] += 1
+        steps[idx] = n - size
+    return lefts, steps, legal, nlegal, played, nplayed
+
+
+@njit(cache=True, inline="always")
+def policy(reg, info, left, out):
+    """The regret-matching strategy at ``info`` into ``out``; with no positive regret, each
+    rank in proportion to its count (uniformly random card order)."""
+    nr = left.shape[0]
+    total = 0.0
+    for r in range(nr):
+        out[r] = 0.0
+        if left[r] > 0:
+            v = reg[info, r]
+            if v > 0.0:
+                out[r] = v
+                total += v
+    if total <= 0.0:
+        for r in range(nr):
+            out[r] = left[r]
+            total += left[r]
+    for r in range(nr):
+        out[r] /= total
+
+
+@njit(cache=True, inline="always")
+def draw(p, u):
+    """The index with cumulative probability first above ``u``."""
+    acc = 0.0
+    last = 0
+    for r in range(p.shape[0]):
+        if p[r] > 0.0:
+            last = r
+            acc += p[r]
+            if u < acc:
+                return r
+    return last
+
+
+@njit(cache=True)
+def sample_orders(avg, counts, us):
+    """``orders[k]``: an order of the hand drawn from the strategy ``avg`` with ``us[k]``."""
+    nr = counts.shape[0]
+    n = int(counts.sum())
+    mult, states = multipliers(counts)
+    out = np.empty((us.shape[0], n), np.int8)
+    left = np.empty(nr, np.int64)
+    p = np.empty(nr)
+    for k in range(us.shape[0]):
+        left[:] = counts
+        s = states - 1
+        last = nr
+        for t in range(n):
+            policy(avg, s * (nr + 1) + last, left, p)
+            r = draw(p, us[k, t])
+            out[k, t] = r
+            left[r] -= 1
+            s -= mult[r]
+            last = r
+    return out
+
+
+@njit(cache=True)
+def order_probs(avg, counts, orders):
+    """The probability of each rank order under the strategy ``avg``."""
+    nr = counts.shape[0]
+    mult, states = multipliers(counts)
+    out = np.empty(orders.shape[0])
+    left = np.empty(nr, np.int64)
+    p = np.empty(nr)
+    for k in range(orders.shape[0]):
+        left[:] = counts
+        s = states - 1
+        last = nr
+        prob = 1.0
+        for t in range(orders.shape[1]):
+            r = orders[k, t]
+            policy(avg, s * (nr + 1) + last, left, p)
+            prob *= p[r]
+            left[r] -= 1
+            s -= mult[r]
+            last = r
+        out[k] = prob
+    return out
+
+
+@njit(cache=True, inline="always")
+def pass_policy(reg, info, row, nl, left, pol):
+    """:func:`policy` over the legal ranks ``row[:nl]`` only, into ``pol[info]``."""
+    total = 0.0
+    for k in range(nl):
+        r = row[k]
+        v = reg[info, r]
+        pol[info, r] = v if v > 0.0 else 0.0
+        total += pol[info, r]
+    if total <= 0.0:
+        for k in range(nl):
+            r = row[k]
+            pol[info, r] = left[r]
+            total += left[r]
+    for k in range(nl):
+        pol[info, row[k]] /= total
+
+
+@njit(cache=True)
+def forward(reg, avg, pol, weight, nr, mult, states, tables, end, reach, one, two):
+    """The current strategy into ``pol``, ``weight`` times its reach into ``avg``, and its
+    marginals ``one[t, y]`` and ``two[t, l, y]`` (cards ``t - 1`` and ``t`` are ``l, y``)."""
+    lefts, steps, legal, nlegal, played, nplayed = tables
+    reach[:] = 0.0
+    reach[states - 1, nr] = 1.0
+    one[:] = 0.0
+    two[:] = 0.0
+    for s in range(states - 1, -1, -1):
+        t = steps[s]
+        if t >= end:
+            continue
+        row = legal[s]
+        nl = nlegal[s]
+        for j in range(nplayed[s] if t > 0 else 1):
+            last = played[s, j] if t > 0 else nr
+            info = s * (nr + 1) + last
+            pass_policy(reg, info, row, nl, lefts[s], pol)
+            w = reach[s, last]
+            if w <= 0.0:
+                continue
+            for k in range(nl):
+                r = row[k]
+                wp = w * pol[info, r]
+                avg[info, r] += weight * wp
+                one[t, r] += wp
+                if last < nr:
+                    two[t, last, r] += wp
+                reach[s - mult[r], r] += wp
+
+
+@njit(cache=True)
+def immediate(one, two, cmp, sgn, end, nr, imm):
+    """``imm[t, l, r]``: my expected payoff at showdown ``t`` from playing ``r`` after ``l``,
+    against the other seat's marginals."""
+    for t in range(end):
+        for last in range(nr + 1):
+            for r in range(nr):
+                acc = 0.0
+                for y in range(nr):
+                    c = cmp[r, y]
+                    if c != 0:
+                        pr = one[t, y]
+                        if t > 0 and last < nr:
+                            pr += two[t, last, y]
+                        acc += c * pr
+                imm[t, last, r] = 2.0 * sgn * acc
+
+
+@njit(cache=True)
+def backward(reg, pol, nr, n, states, mult, tables, end, m, sgn, value, imm):
+    """Values of every state under ``pol`` against ``imm``, and regret matching+ updates."""
+    lefts, steps, legal, nlegal, played, nplayed = tables
+    q = np.empty(nr)
+    for s in range(states):
+        t = steps[s]
+        if t >= end:
+            for last in range(nr + 1):
+                value[s, last] = sgn * (n - m)
+            continue
+        row = legal[s]
+        nl = nlegal[s]
+        for j in range(nplayed[s] if t > 0 else 1):
+            last = played[s, j] if t > 0 else nr
+            info = s * (nr + 1) + last
+            v = 0.0
+            for k in range(nl):
+                r = row[k]
+                q[k] = imm[t, last, r] + value[s - mult[r], r]
+                v += pol[info, r] * q[k]
+            value[s, last] = v
+            for k in range(nl):
+                r = row[k]
+                reg[info, r] = max(reg[info, r] + q[k] - v, 0.0)
+
+
+@njit(cache=True)
+def cfr_plus(c0, c1, cmp, sgn, iters, avg0, avg1):
+    """``iters`` CFR+ iterations on the deal where seat 0 holds ``c0`` cards of each rank and
+    seat 1 ``c1``; the average strategies accumulate into ``avg0`` and ``avg1``."""
+    nr = c0.shape[0]
+    n0 = int(c0.sum())
+    n1 = int(c1.sum())
+    end = min(n0, n1)
+    mult0, st0 = multipliers(c0)
+    mult1, st1 = multipliers(c1)
+    tab0 = unpack(c0, mult0, st0)
+    tab1 = unpack(c1, mult1, st1)
+    reg0 = np.zeros_like(avg0)
+    reg1 = np.zeros_like(avg1)
+    pol0 = np.zeros_like(avg0)
+    pol1 = np.zeros_like(avg1)
+    reach0 = np.empty((st0, nr + 1))
+    reach1 = np.empty((st1, nr + 1))
+    value0 = np.empty((st0, nr + 1))
+    value1 = np.empty((st1, nr + 1))
+    one0 = np.zeros((end, nr))
+    two0 = np.zeros((end, nr + 1, nr))
+    one1 = np.zeros((end, nr))
+    two1 = np.zeros((end, nr + 1, nr))
+    imm = np.zeros((end, nr + 1, nr))
+    forward(reg0, avg0, pol0, 0.0, nr, mult0, st0, tab0, end, reach0, one0, two0)
+    for it in range(iters):
+        w = float(it + 1)
+        forward(reg1, avg1, pol1, w, nr, mult1, st1, tab1, end, reach1, one1, two1)
+        immediate(one1, two1, cmp, sgn, end, nr, imm)
+        backward(reg0, pol0, nr, n0, st0, mult0, tab0, end, n1, sgn, value0, imm)
+        forward(reg0, avg0, pol0, w, nr, mult0, st0, tab0, end, reach0, one0, two0)
+        immediate(one0, two0, cmp, sgn, end, nr, imm)
+        backward(reg1, pol1, nr, n1, st1, mult1, tab1, end, n0, sgn, value1, imm)
