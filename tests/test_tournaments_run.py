@@ -339,3 +339,25 @@ def test_tournament_bench_quick_json(capsys, benchmark_module):
     assert [(r["workers"], r["engine"]) for r in report["runs"]] == [
         (1, "batch"), (2, "batch"), (1, "reference")]
     assert all(r["games"] == 28 * 10 * 2 and r["games_per_s"] > 0 for r in report["runs"])
+
+
+def test_exploit_field_adds_full_deal_exploitability(tmp_path, capsys):
+    c = make(tmp_path, agents=["descending", "random", "ascending"], deals=4, workers=1,
+             exploit={"deals": 3, "samples": 8, "fresh": 16})
+    run_tournament(c)
+    assert main(["report", str(c.output_dir)]) == 0
+    assert "exploitability (cards a game" in capsys.readouterr().out
+    ex = json.loads((c.output_dir / "results.json").read_text())["exploitability"]
+    assert set(ex) == {"descending", "random", "ascending"}
+    assert ex["descending"]["method"] == "exact" and ex["random"]["method"] == "lower_bound"
+    assert ex["descending"]["exploitability"] > 10 * max(ex["random"]["exploitability"], 0.1)
+    report = (c.output_dir / "report.md").read_text()
+    assert "## Exploitability on full deals" in report
+    cached = (c.output_dir / "exploit.json").read_text()
+    assert main(["report", str(c.output_dir)]) == 0  # a second report reuses the measurements
+    assert (c.output_dir / "exploit.json").read_text() == cached
+
+
+def test_exploit_field_needs_two_player_tactical(tmp_path):
+    with pytest.raises(TournamentConfigError, match="exploit: is measured on two-player"):
+        make(tmp_path, agents=["descending", "random", "ascending"], players=3, exploit={})

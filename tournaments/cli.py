@@ -92,6 +92,7 @@ def build_reports(folder: Path, *, quiet: bool, out: TextIO, records: str | None
     from pyanitsa.tournaments.report import console_table, write_records, write_reports
     from pyanitsa.tournaments.stats import summarize
     from pyanitsa.tournaments.store import Store
+    from pyanitsa.tournaments.strength import measure
 
     with Store.open(folder) as store:
         config = store.config()
@@ -99,6 +100,7 @@ def build_reports(folder: Path, *, quiet: bool, out: TextIO, records: str | None
     if bootstrap is not None:
         config = config.model_copy(update={"bootstrap": max(0, bootstrap)})
     summary = summarize(config, rows)
+    summary.exploitability = measure(config, Path(folder), progress=not quiet)
     write_reports(Path(folder), summary, rows)
     if records:
         n = write_records(Path(records), rows)

@@ -73,6 +73,17 @@ class SprtConfig(_Model):
         return self
 
 
+class ExploitConfig(_Model):
+    """Each agent's full-deal exploitability next to its tournament results (two-player
+    tactical only): ``pyanitsa exploit`` on ``deals`` seeded deals, with ``samples`` agent
+    calls to fit each best response and ``fresh`` more to score it."""
+
+    deals: int = Field(20, ge=1, le=100_000)
+    samples: int = Field(64, ge=1, le=100_000)
+    fresh: int = Field(256, ge=1, le=1_000_000)
+    seed: int = Field(0, ge=0, le=MASK64)
+
+
 class TournamentConfig(_Model):
     """Everything that defines a tournament run. See docs/tournaments.md for each field."""
 
@@ -111,6 +122,9 @@ class TournamentConfig(_Model):
     """Bootstrap resamples (over deals) for rating intervals and the LOS matrix; 0: none."""
     output: str | None = None
     """The output folder (default ``runs/tournaments/NAME``)."""
+    exploit: ExploitConfig | None = None
+    """Measure each agent's exploitability on full deals for the reports (see
+    :class:`ExploitConfig`); ``exploit: {}`` takes the defaults."""
 
     @field_validator("agents", mode="before")
     @classmethod
@@ -178,6 +192,8 @@ class TournamentConfig(_Model):
             if self.format == "round_robin" and len(self.agents) != 2:
                 raise ValueError("sprt: is for gauntlets and head-to-head matches (a round "
                                  "robin of exactly two agents)")
+        if self.exploit is not None and (rules.mode != "tactical" or self.players != 2):
+            raise ValueError("exploit: is measured on two-player tactical deals")
         if self.hang_timeout is not None and self.time_limit is not None \
                 and self.hang_timeout < self.time_limit:
             raise ValueError(f"hang_timeout: {self.hang_timeout:g} s is below the time_limit "

@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from pyanitsa.tournaments import strength
 from pyanitsa.tournaments.games import GameRow
 from pyanitsa.tournaments.meta import console_line, markdown_section
 from pyanitsa.tournaments.stats import AgentStats, Summary, elo_of_score
@@ -119,6 +120,8 @@ def console_table(summary: Summary) -> str:
         parts += ["", _text_table(headers, rows, [False] + [True] * n)]
     if summary.meta is not None:
         parts += ["", console_line(summary.meta)]
+    if summary.exploitability:
+        parts.append(strength.console_line(summary.exploitability))
     for s in summary.sprt:
         parts.append(f"SPRT {s.agents[0]} vs {s.agents[1]}: {s.verdict} (LLR {s.llr:+.2f} in "
                      f"[{s.lower:.2f}, {s.upper:.2f}], {s.blocks} pairs, score {s.score:.3f})")
@@ -184,6 +187,11 @@ def markdown(summary: Summary, rows: Sequence[GameRow]) -> str:
         h = summary.h2h
         out += markdown_section(summary.meta, names, h.score, h.low, h.high,
                                 {a.name: a.rating for a in summary.agents})
+    if summary.exploitability:
+        vs_nash = (None if summary.meta is None else
+                   dict(zip(summary.meta.names, summary.meta.vs_nash, strict=True)))
+        out += strength.markdown_section(summary.exploitability,
+                                         {a.name: a.rating for a in summary.agents}, vs_nash)
     if summary.sprt:
         out += ["## SPRT", "",
                 _md_table(["pairing", "verdict", "LLR", "bounds", "pairs", "score", "Elo"],

@@ -496,6 +496,9 @@ class Summary:
     """The keys of the games that count."""
     meta: MetaGame | None = None
     """The head-to-head meta-game (None with fewer than two agents that played)."""
+    exploitability: dict[str, dict[str, Any]] | None = None
+    """Each agent's full-deal exploitability (with ``exploit:``; see
+    :mod:`pyanitsa.tournaments.strength`)."""
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -507,6 +510,7 @@ class Summary:
             "ratings": None if self.ratings is None else self.ratings.to_json(),
             "sprt": [asdict(s) | {"verdict": s.verdict} for s in self.sprt],
             "meta_game": None if self.meta is None else self.meta.to_json(),
+            "exploitability": self.exploitability,
         }
 
 

@@ -1,0 +1,100 @@
+"""Each agent's full-deal exploitability beside its tournament results (``exploit:``).
+
+Ratings and the meta-game say who beats whom *in this field*; exploitability says what a best
+response gains against an agent, whoever else is in the field (:mod:`pyanitsa.agents.exploit`).
+The measurements are stored in ``exploit.json`` in the output folder, one agent at a time as
+each finishes (written atomically), keyed by the spec, the rules and the ``exploit:`` settings:
+a report that is built again, or a run that was stopped, measures only what is missing.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+from pyanitsa.tournaments.config import TournamentConfig
+
+CACHE = "exploit.json"
+KEYS = ("exploitability", "ci95", "method", "deals", "unit", "seconds")
+
+
+def _key(config: TournamentConfig, spec: str) -> str:
+    assert config.exploit is not None
+    return json.dumps({"spec": spec, "rules": config.result_fields()["rules"],
+                       **config.exploit.model_dump()}, sort_keys=True)
+
+
+def _load(path: Path) -> dict[str, Any]:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def _save(path: Path, data: dict[str, Any]) -> None:
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
+    os.replace(tmp, path)
+
+
+def measure(config: TournamentConfig, folder: Path, *, progress: bool = False
+            ) -> dict[str, dict[str, Any]] | None:
+    """``{agent name: exploit report}`` for every agent (None without ``exploit:``)."""
+    if config.exploit is None:
+        return None
+    from tqdm import tqdm
+
+    from pyanitsa.agents.exploit import exploit_deals
+    from pyanitsa.agents.specs import make_agent
+
+    path = folder / CACHE
+    cache = _load(path)
+    rules = config.build_rules()
+    e = config.exploit
+    out: dict[str, dict[str, Any]] = {}
+    todo = [a for a in config.agents if _key(config, a.spec) not in cache]
+    with tqdm(total=len(todo) * e.deals, unit="deal", disable=not progress or not todo,
+              leave=False, dynamic_ncols=True, desc="exploitability") as bar:
+        for entry in config.agents:
+            key = _key(config, entry.spec)
+            if key not in cache:
+                bar.set_postfix_str(entry.name)
+                rep = exploit_deals(rules, make_agent(entry.spec), deals=e.deals, seed=e.seed,
+                                    samples=e.samples, fresh=e.fresh, progress=bar.update)
+                cache[key] = {k: rep[k] for k in KEYS}
+                _save(path, cache)
+            out[entry.name] = cache[key]
+    return out
+
+
+def markdown_section(exploit: dict[str, dict[str, Any]], elo: dict[str, float | None],
+                     vs_nash: dict[str, float] | None) -> list[str]:
+    """The report.md table: exploitability next to Elo and the score against the Nash mix."""
+    rows = sorted(exploit.items(), key=lambda kv: kv[1]["exploitability"])
+    head = ["agent", "exploitability", "95% interval", "method", "Elo", "vs Nash mix"]
+    lines = ["## Exploitability on full deals", "",
+             "What a best response gains against each agent, in "
+             f"{next(iter(exploit.values()))['unit']} over "
+             f"{next(iter(exploit.values()))['deals']} seeded deals (`pyanitsa exploit`): 0 at "
+             "an equilibrium, whoever else is in the field. A `lower_bound` comes from a "
+             "best response fitted on samples of the agent and scored on fresh ones. A high "
+             "rating with a high exploitability means the agent beats this field, not that "
+             "it is strong.", "",
+             "| " + " | ".join(head) + " |", "|" + "|".join(["---"] + ["---:"] * 5) + "|"]
+    for name, rep in rows:
+        lo, hi = rep["ci95"]
+        rating = elo.get(name)
+        score = None if vs_nash is None else vs_nash.get(name)
+        lines.append(f"| {name} | {rep['exploitability']:.3f} | [{lo:.3f}, {hi:.3f}] | "
+                     f"{rep['method']} | {'–' if rating is None else f'{rating:+.0f}'} | "
+                     f"{'–' if score is None else f'{100 * score:.1f}%'} |")
+    return [*lines, ""]
+
+
+def console_line(exploit: dict[str, dict[str, Any]]) -> str:
+    parts = [f"{name} {rep['exploitability']:.2f}" for name, rep in
+             sorted(exploit.items(), key=lambda kv: kv[1]["exploitability"])]
+    return "exploitability (cards a game, lower is stronger): " + ", ".join(parts)
