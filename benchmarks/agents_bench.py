@@ -1,8 +1,8 @@
-"""Search and game-theory agents: head-to-head strength, decision time, solve time, exploitability.
+"""Search and game-theory agents: head-to-head strength, decision time, solve time.
 
     .venv/bin/python benchmarks/agents_bench.py                  # everything (long: ~1 hour)
     .venv/bin/python benchmarks/agents_bench.py --only h2h --pairs 200 --workers 2
-    .venv/bin/python benchmarks/agents_bench.py --only solve --only exploit --json
+    .venv/bin/python benchmarks/agents_bench.py --only solve --json
 
 Sections:
 
@@ -23,10 +23,7 @@ Sections:
   for a win / a draw, cycle or cap / a loss); pickup decisions are timed.
 * ``solve``: ``solve_deal`` on seeded 6-card-per-player deals of tactical 36 (the payoff matrix
   plus the LP or double oracle), and one ``pyanitsa solve`` process end to end.
-* ``exploit``: exploitability of every scripted heuristic on the 4-rank, 2-suit deck
-  (``exploit_deals``: 256 calls per deal and seat give a heuristic's order distribution; 32 for
-  ``equilibrium`` and ``mc_search``). A best response to an *empirical* distribution also
-  exploits its sampling noise, so a randomised agent's figure is an upper estimate.
+Exploitability on full deals is measured by ``benchmarks/strength_bench.py``.
 """
 
 from __future__ import annotations
@@ -214,25 +211,6 @@ def solve_timing(deals: int, seed: int) -> dict[str, Any]:
             "cli": " ".join(cli[2:])}
 
 
-# -- exploitability ----------------------------------------------------------------------------------
-
-
-def exploit_table(agents: Sequence[tuple[str, int]], deals: int, seed: int) -> list[dict]:
-    """``(spec, samples)`` per agent: samples = calls per deal and seat."""
-    from pyanitsa.agents.equilibrium import exploit_deals
-
-    rules = Rules.from_options({}, mode="tactical", deck="ranks=4,suits=2")
-    rows = []
-    for spec, samples in agents:
-        rep = exploit_deals(rules, make_agent(spec), deals=deals, seed=seed, samples=samples)
-        rows.append({"agent": spec, "samples": samples, "seat0_mean": rep["seats"][0]["mean"],
-                     "seat1_mean": rep["seats"][1]["mean"], "mean": rep["mean"],
-                     "worst": rep["worst"],
-                     "orders_seen": (rep["seats"][0]["mean_distinct"]
-                                     + rep["seats"][1]["mean_distinct"]) / 2})
-    return rows
-
-
 # -- main --------------------------------------------------------------------------------------------
 
 
@@ -244,7 +222,7 @@ def machine() -> str:
 
 def main(argv: Sequence[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--only", action="append", choices=("h2h", "timing", "classic", "solve", "exploit"))
+    ap.add_argument("--only", action="append", choices=("h2h", "timing", "classic", "solve"))
     ap.add_argument("--candidate", default="mc_search")
     ap.add_argument("--opponents", default=",".join(HEURISTICS))
     ap.add_argument("--pairs", type=int, default=2000, help="deal pairs per opponent")
@@ -255,16 +233,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                     help="deal pairs per pickup opponent in classic-ru")
     ap.add_argument("--seed", type=int, default=DEFAULT_SEED)
     ap.add_argument("--solve-deals", type=int, default=50)
-    ap.add_argument("--exploit-deals", type=int, default=500)
-    ap.add_argument("--exploit-samples", type=int, default=256,
-                    help="calls per deal and seat for the heuristics' order distributions")
-    ap.add_argument("--extra", action="append", default=["equilibrium", "mc_search"],
-                    help="more agents for the exploitability table")
-    ap.add_argument("--extra-samples", type=int, default=32,
-                    help="calls per deal and seat for the --extra agents")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args(argv)
-    only = set(args.only or ("h2h", "timing", "classic", "solve", "exploit"))
+    only = set(args.only or ("h2h", "timing", "classic", "solve"))
     log = sys.stderr if args.json else sys.stdout  # progress lines; --json prints one object
     out: dict[str, Any] = {"machine": machine(), "seed": args.seed}
     if "h2h" in only:
@@ -305,15 +276,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     if "solve" in only:
         out["solve"] = solve_timing(args.solve_deals, args.seed)
         print("solve", json.dumps(out["solve"]), file=log, flush=True)
-    if "exploit" in only:
-        agents = [(h, args.exploit_samples) for h in HEURISTICS]
-        agents += [(spec, args.extra_samples) for spec in args.extra if spec]
-        rows = exploit_table(agents, args.exploit_deals, args.seed)
-        out["exploit"] = rows
-        for r in rows:
-            print(f"exploit {r['agent']:<16} ({r['samples']}) seat0 {r['seat0_mean']:.3f} seat1 "
-                  f"{r['seat1_mean']:.3f} mean {r['mean']:.3f} worst {r['worst']:.3f} "
-                  f"orders {r['orders_seen']:.2f}", file=log, flush=True)
     if args.json:
         print(json.dumps(out))
     return 0

@@ -382,13 +382,11 @@ def test_agents_benchmark_smoke(capsys: pytest.CaptureFixture[str], benchmark_mo
     import json
 
     module = benchmark_module("agents_bench")
-    assert module.main(["--only", "h2h", "--only", "exploit", "--pairs", "2",
-                        "--opponents", "descending", "--exploit-deals", "2",
-                        "--exploit-samples", "2", "--extra-samples", "2", "--json"]) == 0
+    assert module.main(["--only", "h2h", "--pairs", "2", "--opponents", "descending",
+                        "--json"]) == 0
     report = json.loads(capsys.readouterr().out)
     row = report["h2h"]["rows"][0]
     assert row["pairs"] == 2 and row["decisions"] == 4 and 0 <= row["score"] <= 1
-    assert {r["agent"] for r in report["exploit"]} >= {"descending", "equilibrium", "mc_search"}
 
 
 def test_pickup_time_budget_stops_the_rollouts() -> None:
