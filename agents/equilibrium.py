@@ -29,7 +29,6 @@ aside, more than two players, or more distinct orders than ``max_orders``) it fa
 from __future__ import annotations
 
 import time
-from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -318,92 +317,12 @@ class EquilibriumAgent(BaseAgent):
                           "ms": (time.perf_counter() - start) * 1000.0}
         return cards_for_ranks(view.hand, order, view.ranks)
 
-
-# -- exploitability ------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Exploit:
-    """How much an exact best response gains against an agent in one seat of one deal."""
-
-    seat: int
-    """The agent's seat."""
-    gain: float
-    """Best response payoff minus the equilibrium value, for the agent's opponent (>= 0 up to the
-    sampling of the agent's distribution)."""
-    best_response: float
-    """The opponent's payoff (``objective``) of its best response to the agent's distribution."""
-    equilibrium: float
-    """The opponent's equilibrium payoff in this deal."""
-    distinct: int
-    """Distinct rank orders the agent played in ``samples`` calls."""
-    samples: int
-
-
-def agent_distribution(agent: Any, view: HandView, rngs: Sequence[np.random.Generator]
-                       ) -> Counter[tuple[int, ...]]:
-    """The agent's rank orders over one call per rng (its empirical order distribution)."""
-    rank_of = view.ranks.rank_of
-    out: Counter[tuple[int, ...]] = Counter()
-    for rng in rngs:
-        out[tuple(rank_of[c] for c in agent.order_hand(view, rng))] += 1
-    return out
-
-
-def exploitability(rules: Rules, agent: Any, hands: Sequence[Sequence[Card]], seat: int,
-                   rngs: Sequence[np.random.Generator], *, set_aside: int = 0,
-                   max_orders: int = DEFAULT_MAX_ORDERS, objective: str = "margin") -> Exploit:
-    """Exploitability of ``agent`` holding ``hands[seat]`` against ``hands[1 - seat]``.
-
-    The agent's order distribution is the empirical one of ``len(rngs)`` calls, one per rng (a
-    deterministic agent gives one order). The opponent's best response is exact: the best of
-    all its distinct rank orders against that distribution.
-    """
-    from pyanitsa.agents.protocol import hand_view
-
-    view = hand_view(rules, seat, hands, set_aside)
-    dist = agent_distribution(agent, view, rngs)
-    table = rank_table(rules)
-    opp = [table.rank_of[c] for c in hands[1 - seat]]
-    sol = solve_deal(rules, opp, view.hand_ranks(), max_orders=max_orders, objective=objective)
-    played = np.array(list(dist), np.int8)
-    q = np.array(list(dist.values()), np.float64)
-    q /= q.sum()
-    pay = zero_sum_payoff(payoff_matrix(rules, sol.orders[0], played), objective, rules.misere)
-    br = float((pay @ q).max())
-    return Exploit(seat, br - sol.value, br, sol.value, len(dist), len(rngs))
-
-
-def exploit_deals(rules: Rules, agent: Any, *, deals: int, seed: int = 0, samples: int = 32,
-                  max_orders: int = DEFAULT_MAX_ORDERS, objective: str = "margin"
-                  ) -> dict[str, Any]:
-    """Exploitability of ``agent`` over ``deals`` seeded two-player deals, in each seat.
-
-    Deal ``i`` is ``deal(rules, 2, Rng(derive_seed(seed, i)))``; the agent's call ``k`` in seat
-    ``s`` of deal ``i`` gets ``default_rng(derive_seed(seed, i, s, k))``.
-    """
-    from pyanitsa.dealing import deal
-    from pyanitsa.rng import Rng, derive_seed
-
-    if rules.mode != "tactical":
-        raise PyanitsaError("exploitability is measured on tactical deals")
-    per_seat: list[list[Exploit]] = [[], []]
-    for i in range(deals):
-        dealt = deal(rules, 2, Rng(derive_seed(seed, i)))
-        for s in range(2):
-            rngs = [np.random.default_rng(derive_seed(seed, i, s, k)) for k in range(samples)]
-            per_seat[s].append(exploitability(rules, agent, dealt.seats, s, rngs,
-                                              set_aside=len(dealt.set_aside),
-                                              max_orders=max_orders, objective=objective))
-    gains = [[e.gain for e in rows] for rows in per_seat]
-    both = gains[0] + gains[1]
-    return {
-        "deck": str(rules.deck), "rules": rules.to_options(), "deals": deals, "seed": seed,
-        "samples": samples, "objective": objective,
-        "unit": "score difference" if objective == "margin" else "sign of the score difference",
-        "seats": [{"mean": float(np.mean(g)), "worst": float(np.max(g)),
-                   "mean_distinct": float(np.mean([e.distinct for e in rows]))}
-                  for g, rows in zip(gains, per_seat, strict=True)],
-        "mean": float(np.mean(both)), "worst": float(np.max(both)),
-        "gains": gains,
-    }
+    def mix(self, view: HandView) -> list[tuple[tuple[Card, ...], float]] | None:
+        """The equilibrium mix of my seat (None where it falls back and cannot list it)."""
+        if self.why_not(view) is not None:
+            return None
+        opp = [r for r, c in enumerate(view.unseen) for _ in range(c)]
+        sol = solve_deal(view.rules, view.hand_ranks(), opp, max_orders=self.max_orders,
+                         objective=self.objective)
+        return [(tuple(cards_for_ranks(view.hand, o, view.ranks)), p)
+                for o, p in sol.support(0)]

@@ -1,5 +1,5 @@
 """The exact two-player game: payoff matrices, LP and double-oracle solutions, the agent, and
-the ``solve`` / ``exploit`` commands.
+the ``solve`` command (exploitability: tests/test_exploit.py).
 
 As OpenSpiel's tests do, these check known theoretical values: an LP-free brute force (support
 enumeration with numpy) gives the same game value on tiny deals, and the LP's mixes are a Nash
@@ -21,7 +21,6 @@ from pyanitsa.agents import make_agent, play_game
 from pyanitsa.agents.equilibrium import (
     EquilibriumAgent,
     GameTooLargeError,
-    exploit_deals,
     payoff_matrix,
     solve_deal,
     solve_double_oracle,
@@ -230,17 +229,6 @@ def test_solve_deal_refuses_oversized_hands() -> None:
         solve_deal(research(9, 1), list(range(8)), [8], max_orders=5040)
 
 
-def test_exploitability_of_a_deterministic_agent_and_of_the_equilibrium() -> None:
-    rules = research(4, 2)
-    rep = exploit_deals(rules, make_agent("descending"), deals=6, samples=4)
-    assert rep["seats"][0]["mean_distinct"] == 1  # deterministic: one order per deal
-    assert min(min(g) for g in rep["gains"]) >= -TOL
-    assert rep["mean"] > 0
-    eq = exploit_deals(rules, EquilibriumAgent(), deals=6, samples=400)
-    assert eq["mean"] < rep["mean"]
-    assert eq["mean"] < 0.5  # a sampled equilibrium mix is nearly unexploitable
-
-
 # -- the command line --------------------------------------------------------------------------
 
 
@@ -284,19 +272,3 @@ def test_solve_bad_input_is_a_one_line_error(argv: list[str], message: str,
     err = capsys.readouterr().err.strip()
     assert "\n" not in err and err.startswith("pyanitsa solve: error:")
     assert message in err
-
-
-def test_exploit_end_to_end(capsys: pytest.CaptureFixture[str]) -> None:
-    proc = subprocess.run([sys.executable, "-m", "pyanitsa", "exploit", "descending",
-                           "--deck", "ranks=4,suits=2", "--deals", "5", "--samples", "2",
-                           "--json"], capture_output=True, text=True, timeout=120)
-    assert proc.returncode == 0, proc.stderr
-    out = json.loads(proc.stdout)
-    assert out["deals"] == 5 and len(out["seats"]) == 2 and len(out["gains"][1]) == 5
-    assert out["worst"] >= out["mean"] >= 0
-    assert main(["exploit", "ascending", "--deck", "ranks=4,suits=2", "--deals", "3"]) == 0
-    assert "both" in capsys.readouterr().out
-    assert main(["exploit", "nonsense_agent", "--deck", "ranks=4,suits=2"]) == 2
-    assert "unknown agent" in capsys.readouterr().err
-    assert main(["exploit", "random", "--deck", "36", "--deals", "1"]) == 2
-    assert "distinct rank orders" in capsys.readouterr().err
