@@ -16,9 +16,10 @@ maximises my expected payoff against a distribution over the other seat's orders
   batch core's exact scoring of :class:`pyanitsa.agents.search.OrderSearch`. Its answer is a
   real order, so its payoff is a lower bound on the best response's.
 
-The payoff of an order against a mix is exact (:func:`expected_payoff`); a mix that is only a
-sample of an agent's orders gives an unbiased estimate of it on fresh samples, which is how
-:mod:`pyanitsa.agents.exploit` keeps its lower bound honest.
+Every payoff reported is the batch core's exact score of a real order against the mix
+(:func:`expected_payoff`, :func:`pyanitsa.batch.tactical.play_pair` underneath); a mix that is
+only a sample of an agent's orders gives an unbiased estimate of it on fresh samples, which is
+how :mod:`pyanitsa.agents.exploit` keeps its lower bound honest.
 """
 
 from __future__ import annotations
@@ -155,8 +156,9 @@ def best_response(rules: Rules, ranks: Sequence[int], mix: OrderMix, *,
     counts = np.bincount(ranks.astype(np.int64), minlength=table.num_ranks)
     m = mix.orders.shape[1]
     if mix.support == 1 and dp_cells(counts, m, objective) <= DP_MAX_CELLS:
-        value, order = dp_response(rules, ranks, mix.orders[0], objective)
-        return BestResponse(order, value, "dp")
+        _, order = dp_response(rules, ranks, mix.orders[0], objective)
+        # the value reported is the batch core's score of the order (tests check the two agree)
+        return BestResponse(order, expected_payoff(rules, order, mix, objective), "dp")
     if kernels.count_orders(ranks) * mix.support <= ENUM_MAX_GAMES:
         return _enumerate(rules, ranks, mix, objective)
     return _search(rules, ranks, counts, mix, objective, rng, restarts)

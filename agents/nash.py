@@ -76,8 +76,9 @@ def _solve(rules: Rules, c0: tuple[int, ...], c1: tuple[int, ...], iterations: i
     start = time.perf_counter()
     table = rank_table(rules)
     counts = (np.array(c0, np.int64), np.array(c1, np.int64))
-    avg = tuple(np.zeros((int(nk.multipliers(c)[1]) * (table.num_ranks + 1), table.num_ranks))
-                for c in counts)
+    # float32: the passes stream these tables (memory-bound), and 7 digits is plenty here
+    avg = tuple(np.zeros((int(nk.multipliers(c)[1]) * (table.num_ranks + 1), table.num_ranks),
+                         np.float32) for c in counts)
     cmp = kernels.cmp_table(table).astype(np.int64)
     nk.cfr_plus(counts[0], counts[1], cmp, -1 if rules.misere else 1, iterations, *avg)
     return DealStrategy(counts, (avg[0], avg[1]), iterations, time.perf_counter() - start)

@@ -152,28 +152,30 @@ def order_probs(avg, counts, orders):
 
 
 @njit(cache=True, inline="always")
-def pass_policy(reg, info, row, nl, left, pol):
-    """:func:`policy` over the legal ranks ``row[:nl]`` only, into ``pol[info]``."""
+def pass_policy(reg, info, row, nl, left, p):
+    """:func:`policy` over the legal ranks ``row[:nl]`` only, into ``p[r]`` (other entries of
+    ``p`` are left as they were: nothing reads them)."""
     total = 0.0
     for k in range(nl):
         r = row[k]
         v = reg[info, r]
-        pol[info, r] = v if v > 0.0 else 0.0
-        total += pol[info, r]
+        p[r] = v if v > 0.0 else 0.0
+        total += p[r]
     if total <= 0.0:
         for k in range(nl):
             r = row[k]
-            pol[info, r] = left[r]
+            p[r] = left[r]
             total += left[r]
     for k in range(nl):
-        pol[info, row[k]] /= total
+        p[row[k]] /= total
 
 
 @njit(cache=True)
-def forward(reg, avg, pol, weight, nr, mult, states, tables, end, reach, one, two):
-    """The current strategy into ``pol``, ``weight`` times its reach into ``avg``, and its
+def forward(reg, avg, weight, nr, mult, states, tables, end, reach, one, two):
+    """The current strategy's reach of every state, ``weight`` times it into ``avg``, and its
     marginals ``one[t, y]`` and ``two[t, l, y]`` (cards ``t - 1`` and ``t`` are ``l, y``)."""
     lefts, steps, legal, nlegal, played, nplayed = tables
+    p = np.zeros(nr)
     reach[:] = 0.0
     reach[states - 1, nr] = 1.0
     one[:] = 0.0
@@ -186,14 +188,14 @@ def forward(reg, avg, pol, weight, nr, mult, states, tables, end, reach, one, tw
         nl = nlegal[s]
         for j in range(nplayed[s] if t > 0 else 1):
             last = played[s, j] if t > 0 else nr
-            info = s * (nr + 1) + last
-            pass_policy(reg, info, row, nl, lefts[s], pol)
             w = reach[s, last]
             if w <= 0.0:
                 continue
+            info = s * (nr + 1) + last
+            pass_policy(reg, info, row, nl, lefts[s], p)
             for k in range(nl):
                 r = row[k]
-                wp = w * pol[info, r]
+                wp = w * p[r]
                 avg[info, r] += weight * wp
                 one[t, r] += wp
                 if last < nr:
@@ -220,10 +222,13 @@ def immediate(one, two, cmp, sgn, end, nr, imm):
 
 
 @njit(cache=True)
-def backward(reg, pol, nr, n, states, mult, tables, end, m, sgn, value, imm):
-    """Values of every state under ``pol`` against ``imm``, and regret matching+ updates."""
+def backward(reg, nr, n, states, mult, tables, end, m, sgn, value, imm):
+    """Values of every state under the current strategy against ``imm``, and regret
+    matching+ updates (a state's strategy is read before its own update, and no other state
+    reads it in this pass)."""
     lefts, steps, legal, nlegal, played, nplayed = tables
     q = np.empty(nr)
+    p = np.zeros(nr)
     for s in range(states):
         t = steps[s]
         if t >= end:
@@ -235,11 +240,12 @@ def backward(reg, pol, nr, n, states, mult, tables, end, m, sgn, value, imm):
         for j in range(nplayed[s] if t > 0 else 1):
             last = played[s, j] if t > 0 else nr
             info = s * (nr + 1) + last
+            pass_policy(reg, info, row, nl, lefts[s], p)
             v = 0.0
             for k in range(nl):
                 r = row[k]
                 q[k] = imm[t, last, r] + value[s - mult[r], r]
-                v += pol[info, r] * q[k]
+                v += p[r] * q[k]
             value[s, last] = v
             for k in range(nl):
                 r = row[k]
@@ -260,8 +266,6 @@ def cfr_plus(c0, c1, cmp, sgn, iters, avg0, avg1):
     tab1 = unpack(c1, mult1, st1)
     reg0 = np.zeros_like(avg0)
     reg1 = np.zeros_like(avg1)
-    pol0 = np.zeros_like(avg0)
-    pol1 = np.zeros_like(avg1)
     reach0 = np.empty((st0, nr + 1))
     reach1 = np.empty((st1, nr + 1))
     value0 = np.empty((st0, nr + 1))
@@ -271,12 +275,12 @@ def cfr_plus(c0, c1, cmp, sgn, iters, avg0, avg1):
     one1 = np.zeros((end, nr))
     two1 = np.zeros((end, nr + 1, nr))
     imm = np.zeros((end, nr + 1, nr))
-    forward(reg0, avg0, pol0, 0.0, nr, mult0, st0, tab0, end, reach0, one0, two0)
+    forward(reg0, avg0, 0.0, nr, mult0, st0, tab0, end, reach0, one0, two0)
     for it in range(iters):
         w = float(it + 1)
-        forward(reg1, avg1, pol1, w, nr, mult1, st1, tab1, end, reach1, one1, two1)
+        forward(reg1, avg1, w, nr, mult1, st1, tab1, end, reach1, one1, two1)
         immediate(one1, two1, cmp, sgn, end, nr, imm)
-        backward(reg0, pol0, nr, n0, st0, mult0, tab0, end, n1, sgn, value0, imm)
-        forward(reg0, avg0, pol0, w, nr, mult0, st0, tab0, end, reach0, one0, two0)
+        backward(reg0, nr, n0, st0, mult0, tab0, end, n1, sgn, value0, imm)
+        forward(reg0, avg0, w, nr, mult0, st0, tab0, end, reach0, one0, two0)
         immediate(one0, two0, cmp, sgn, end, nr, imm)
-        backward(reg1, pol1, nr, n1, st1, mult1, tab1, end, n0, sgn, value1, imm)
+        backward(reg1, nr, n1, st1, mult1, tab1, end, n0, sgn, value1, imm)
