@@ -36,7 +36,7 @@ from typing import Any
 
 import numpy as np
 
-from pyanitsa.agents.protocol import BaseAgent, HandView
+from pyanitsa.agents.protocol import BaseAgent, HandView, Mix
 from pyanitsa.agents.specs import register_scheme
 from pyanitsa.cards import Card
 from pyanitsa.errors import PyanitsaError
@@ -280,6 +280,13 @@ class PolicyAgent(BaseAgent):
 
     def order_hand(self, view: HandView, rng: np.random.Generator) -> list[Card]:
         return self.order_hands([view], [rng])[0]
+
+    def mix(self, view: HandView) -> Mix | None:
+        """The greedy policy's one order (None when it samples: its distribution is the
+        network's, not listed)."""
+        if not self.deterministic:
+            return None
+        return [(tuple(self.order_hand(view, np.random.default_rng(0))), 1.0)]
 
     def order_hands(self, views: Sequence[HandView],
                     rngs: Sequence[np.random.Generator]) -> list[list[Card]]:

@@ -192,10 +192,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--candidate", default="nash")
     ap.add_argument("--plot", metavar="FILE.png")
+    ap.add_argument("--agent", action="append", metavar="SPEC",
+                    help="table only these agents (repeatable; the slow ones keep their sizes)")
     ap.add_argument("--quick", action="store_true", help="tiny sizes: a smoke run")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args(argv)
     args.fast, args.slow, args.opponents = list(FAST), list(SLOW), list(OPPONENTS)
+    if args.agent:
+        args.fast = [a for a in args.agent if a not in SLOW]
+        args.slow = [a for a in args.agent if a in SLOW]
     if args.quick:
         args.deals = args.slow_deals = args.side_deals = args.pairs = 2
         args.samples = args.slow_samples = args.side_samples = 4
