@@ -161,15 +161,16 @@ def plot(path: str, rows: Sequence[dict[str, Any]]) -> None:
     rows = sorted(rows, key=lambda r: r["exploitability"])
     fig, ax = plt.subplots(figsize=(7, 0.35 * len(rows) + 1.2), dpi=110)
     ys = range(len(rows))
-    x = [max(r["exploitability"], 1e-3) for r in rows]
-    err = [[max(0.0, r["exploitability"] - r["ci95"][0]) for r in rows],
+    x = [r["exploitability"] for r in rows]
+    err = [[r["exploitability"] - r["ci95"][0] for r in rows],
            [r["ci95"][1] - r["exploitability"] for r in rows]]
     colors = ["tab:green" if r["agent"] == "nash" else
               ("tab:blue" if r["agent"] == "random" else "tab:gray") for r in rows]
     ax.barh(list(ys), x, xerr=err, color=colors, capsize=3)
     ax.set_yticks(list(ys), [f"{r['agent']} ({r['method']})" for r in rows], fontsize=8)
-    ax.set_xscale("log")
-    ax.set_xlabel("exploitability, cards a game (log scale; 95% interval over deals)")
+    ax.set_xscale("symlog", linthresh=0.1)  # linear near 0, where lower bounds can dip below
+    ax.axvline(0.0, color="black", lw=0.8)
+    ax.set_xlabel("exploitability, cards a game (symmetric log scale; 95% interval over deals)")
     ax.set_title("Tactical 36, two players: what a best response gains")
     fig.tight_layout()
     fig.savefig(path)
