@@ -131,11 +131,15 @@ def duel(args: argparse.Namespace, log: Any) -> list[dict[str, Any]]:
     step = max(1, math.ceil(args.pairs / (4 * args.workers)))
     jobs = [(args.candidate, args.opponents, args.seed, lo, min(args.pairs, lo + step))
             for lo in range(0, args.pairs, step)]
+    from tqdm import tqdm
+
     scores: dict[str, list[float]] = {o: [] for o in args.opponents}
-    with ProcessPoolExecutor(args.workers) as pool:
-        for part in pool.map(duel_chunk, jobs):
+    with ProcessPoolExecutor(args.workers) as pool, \
+            tqdm(total=args.pairs, unit="deal", leave=False, dynamic_ncols=True) as bar:
+        for (_, _, _, lo, hi), part in zip(jobs, pool.map(duel_chunk, jobs), strict=True):
             for name, xs in part.items():
                 scores[name].extend(xs)
+            bar.update(hi - lo)
     rows = []
     for name in args.opponents:
         xs = scores[name]
@@ -152,6 +156,13 @@ def duel(args: argparse.Namespace, log: Any) -> list[dict[str, Any]]:
     return rows
 
 
+def label(row: dict[str, Any]) -> str:
+    if row["method"] == "exact":
+        return f"{row['agent']} (exact; {row['deals']} deals)"
+    fit = f"{row['samples']}/{row['fresh']}"
+    return f"{row['agent']} (at least; {row['deals']} deals, {fit} samples)"
+
+
 def plot(path: str, rows: Sequence[dict[str, Any]]) -> None:
     import matplotlib
 
@@ -159,7 +170,7 @@ def plot(path: str, rows: Sequence[dict[str, Any]]) -> None:
     import matplotlib.pyplot as plt
 
     rows = sorted(rows, key=lambda r: r["exploitability"])
-    fig, ax = plt.subplots(figsize=(7, 0.35 * len(rows) + 1.2), dpi=110)
+    fig, ax = plt.subplots(figsize=(8, 0.35 * len(rows) + 1.2), dpi=100)
     ys = range(len(rows))
     x = [r["exploitability"] for r in rows]
     err = [[r["exploitability"] - r["ci95"][0] for r in rows],
@@ -167,13 +178,13 @@ def plot(path: str, rows: Sequence[dict[str, Any]]) -> None:
     colors = ["tab:green" if r["agent"] == "nash" else
               ("tab:blue" if r["agent"] == "random" else "tab:gray") for r in rows]
     ax.barh(list(ys), x, xerr=err, color=colors, capsize=3)
-    ax.set_yticks(list(ys), [f"{r['agent']} ({r['method']})" for r in rows], fontsize=8)
+    ax.set_yticks(list(ys), [label(r) for r in rows], fontsize=8)
     ax.set_xscale("symlog", linthresh=0.1)  # linear near 0, where lower bounds can dip below
     ax.axvline(0.0, color="black", lw=0.8)
-    ax.set_xlabel("exploitability, cards a game (symmetric log scale; 95% interval over deals)")
+    ax.set_xlabel("exploitability, cards a game (symlog scale), 95% interval over deals")
     ax.set_title("Tactical 36, two players: what a best response gains")
     fig.tight_layout()
-    fig.savefig(path)
+    fig.savefig(path, bbox_inches="tight")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
