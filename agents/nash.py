@@ -38,8 +38,10 @@ from pyanitsa.rules import Rules
 nk = lazy_module("pyanitsa.agents.nash_kernels")
 kernels = lazy_module("pyanitsa.agents.kernels")
 
-DEFAULT_ITERATIONS = 150
-"""CFR+ iterations: about 1 s for a full 36-card deal (both seats) on the benchmark machine."""
+DEFAULT_ITERATIONS = 100
+"""CFR+ iterations. One solve serves both hands of a deal: 1.4 s median, 2.5 s worst over 12
+full 36-card deals on one core of the benchmark machine (150 iterations: 2.0 s and 3.7 s, and
+a best response gains 0.115 against 0.147 at 100; BENCHMARKS.md, "Strength")."""
 DEFAULT_MAX_STATES = 60_000
 """Sub-multisets of a hand above which the agent falls back (19,683 at most in the 36-card
 deck; a 26-card hand of the 52-card deck has up to 1.6 million)."""
