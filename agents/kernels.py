@@ -354,3 +354,71 @@ def best_neighbour2(cur, n, opp, m, weights, cmp, misere, cw, cm, cs):
                     for t in range(n):
                         best[t] = nb[t]
     return best, best_value, count
+
+
+# -- two players: every order against a mix, streamed (the double oracle's best responses) ------
+
+
+def support_table(cmp: np.ndarray, opp: np.ndarray, last: int) -> np.ndarray:
+    """``tab[t, r, s] = cmp[r, opp[s, t]]`` for ``t < last``: how my rank ``r`` fares at
+    showdown ``t`` against support order ``s``, laid out so the kernel reads one contiguous
+    row per (showdown, rank) and loops over the support innermost."""
+    opp = np.asarray(opp, np.intp)
+    return np.ascontiguousarray(np.transpose(cmp[:, opp[:, :last].T], (1, 0, 2)), np.int8)
+
+
+@njit(cache=True, parallel=True)
+def order_values2(orders, tab, weights, offset, win, sign, chunk):
+    """``out[i]`` = expected payoff of my order ``orders[i]`` against the opponent's mix
+    ``weights`` over its support orders (given as :func:`support_table` ``tab``).
+
+    The payoff of one game is ``sign * margin`` (or ``sign * sign(margin)`` if ``win``), the
+    margin being my score minus the opponent's. Two players play card ``t`` against card ``t``;
+    a showdown adds the pot (plus its two cards) to the margin with the comparison's sign, a tie
+    carries it on and a tie on the last showdown splits it evenly (the margin does not move),
+    so the final margin is the running one plus ``offset`` = my cards left over minus theirs
+    (exactly :func:`pyanitsa.batch.tactical.play_pair`'s scores). Orders come in lexicographic
+    blocks of ``chunk``: the states before each showdown are kept per support order, and an order
+    replays only the showdowns from the first card where it differs from the previous one.
+    """
+    total = orders.shape[0]
+    last = tab.shape[0]
+    ns = tab.shape[2]
+    out = np.empty(total, np.float64)
+    wsum = 0.0
+    for s in range(ns):
+        wsum += weights[s]
+    blocks = (total + chunk - 1) // chunk
+    for blk in prange(blocks):
+        lo = blk * chunk
+        hi = min(total, lo + chunk)
+        d = np.zeros((last + 1, ns), np.int32)
+        pot = np.zeros((last + 1, ns), np.int32)
+        for i in range(lo, hi):
+            start = 0
+            if i > lo:
+                while start < last and orders[i, start] == orders[i - 1, start]:
+                    start += 1
+            for t in range(start, last):
+                row = tab[t, orders[i, t]]
+                d0 = d[t]
+                p0 = pot[t]
+                d1 = d[t + 1]
+                p1 = pot[t + 1]
+                for s in range(ns):
+                    c = np.int32(row[s])
+                    p = p0[s] + 2
+                    d1[s] = d0[s] + c * p
+                    p1[s] = p * (1 - c * c)
+            dl = d[last]
+            value = 0.0
+            if win:
+                for s in range(ns):
+                    mg = dl[s] + offset
+                    value += weights[s] * ((mg > 0) - (mg < 0))
+            else:
+                for s in range(ns):
+                    value += weights[s] * dl[s]
+                value += offset * wsum
+            out[i] = sign * value
+    return out
