@@ -20,31 +20,38 @@ from pyanitsa.rules import Rules
 
 
 def register(sub: argparse._SubParsersAction) -> None:
+    from pyanitsa.agents.equilibrium import SOLVE_MAX_ORDERS
+
     p = sub.add_parser(
         "solve", help="exact equilibrium of a two-player tactical deal (LP)",
         description="Solve a two-player tactical deal exactly: the zero-sum game over each "
                     "seat's distinct rank orders with payoff seat 0's score minus seat 1's "
-                    "(misère: negated), by linear programming (scipy HiGHS). Prints each "
-                    "seat's expected score at equilibrium, the equilibrium mixes and the solve "
-                    "time. Example: pyanitsa solve --deck ranks=6,suits=2 --hand 6,4,3,1 "
-                    "--hand 5,5,2,1")
+                    "(misère: negated), by linear programming (scipy HiGHS): one LP for a "
+                    "small game, else a double oracle whose best responses score every order "
+                    "of each seat without building the payoff matrix (hands of up to ten "
+                    "cards by default). Prints each seat's expected score at equilibrium, the "
+                    "equilibrium mixes, how much a best response could gain against them and "
+                    "the solve time. Example: pyanitsa solve --deck ranks=6,suits=2 --hand "
+                    "6,4,3,1 --hand 5,5,2,1")
     add_rules_arguments(p)
     p.add_argument("--hand", action="append", default=[], metavar="CARDS",
                    help="a seat's hand, comma-separated (As,Kd,... or research values 4,4,2); "
                         "give it twice, seat 0 first")
-    _common(p)
+    _common(p, SOLVE_MAX_ORDERS)
     p.add_argument("--json", action="store_true",
                    help="one JSON object: value (per seat), strategies (per seat, "
-                        "[{order, p}]), margin, orders, method, seconds, load_seconds")
+                        "[{order, p}]), margin, orders, method, gap, seconds, load_seconds")
     p.set_defaults(run=run_solve)
 
 
-def _common(p: argparse.ArgumentParser) -> None:
+def _common(p: argparse.ArgumentParser, max_orders: int | None = None) -> None:
+    """The flags both commands share; ``max_orders`` is the command's default bound (the
+    equilibrium agent's when None)."""
     from pyanitsa.agents.equilibrium import DEFAULT_MAX_ORDERS
 
-    p.add_argument("--max-orders", type=int, default=DEFAULT_MAX_ORDERS, metavar="N",
-                   help=f"refuse hands with more distinct rank orders (default "
-                        f"{DEFAULT_MAX_ORDERS:,})")
+    bound = DEFAULT_MAX_ORDERS if max_orders is None else max_orders
+    p.add_argument("--max-orders", type=int, default=bound, metavar="N",
+                   help=f"refuse hands with more distinct rank orders (default {bound:,})")
     p.add_argument("--objective", choices=("margin", "win"), default="margin",
                    help="payoff: the score difference (default) or its sign")
 
@@ -98,7 +105,8 @@ def run_solve(args: argparse.Namespace) -> int:
         "margin": sol.value if args.objective == "margin" else None,
         "objective": args.objective, "game_value": sol.value,
         "orders": [len(sol.orders[0]), len(sol.orders[1])], "method": sol.method,
-        "seconds": round(seconds, 4), "load_seconds": round(load, 4), "deck": str(deck), "rules": rules.to_options(),
+        "gap": sol.gap, "seconds": round(seconds, 4), "load_seconds": round(load, 4),
+        "deck": str(deck), "rules": rules.to_options(),
     }
     if args.json:
         print(json.dumps(out, ensure_ascii=False))
@@ -112,6 +120,8 @@ def run_solve(args: argparse.Namespace) -> int:
     print(f"{out['orders'][0]:,} x {out['orders'][1]:,} distinct rank orders; "
           f"{sol.method}; solved in {seconds:.3f} s (+{load:.3f} s loading the compiled "
           "kernels and the LP solver)")
+    print(f"exact: a best response over every order gains at most {sol.gap:.1e} against "
+          "these mixes")
     for s in range(2):
         print(f"seat {s} equilibrium ({len(strategies[s])} orders, first played first):")
         for row in strategies[s]:
