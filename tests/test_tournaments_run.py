@@ -361,3 +361,13 @@ def test_exploit_field_adds_full_deal_exploitability(tmp_path, capsys):
 def test_exploit_field_needs_two_player_tactical(tmp_path):
     with pytest.raises(TournamentConfigError, match="exploit: is measured on two-player"):
         make(tmp_path, agents=["descending", "random", "ascending"], players=3, exploit={})
+
+
+def test_a_policy_agent_decides_in_forked_workers(tmp_path):
+    """The parent builds every agent (torch and its thread pool loaded) before forking; a
+    worker's first forward pass used to hang until it was killed, forfeiting every game."""
+    c = make(tmp_path, agents=["random", {"name": "ppo", "spec": "ppo:tactical-2p"}], deals=2,
+             workers=2, time_limit=5.0, hang_timeout=30.0)
+    run_tournament(c)
+    with Store.open(c.output_dir) as store:
+        assert [r.forfeit_kind for r in store.rows()] == [None] * 4

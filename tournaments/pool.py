@@ -39,8 +39,19 @@ def _exit_with_parent(parent: int) -> None:
             os._exit(0)
 
 
+def _torch_after_fork() -> None:
+    """Run torch single-threaded in a forked worker whose parent had loaded it: the parent
+    built every agent (a ``ppo:`` policy among them), and torch's OpenMP pool does not survive
+    a fork: the first forward pass in the child hangs until the worker is killed. A policy
+    decides on one hand at a time, so one thread costs nothing."""
+    torch = sys.modules.get("torch")
+    if torch is not None:
+        torch.set_num_threads(1)
+
+
 def _worker_main(config_json: str, conn: Connection, values: Any, parent: int) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
+    _torch_after_fork()
     threading.Thread(target=_exit_with_parent, args=(parent,), daemon=True).start()
     status = DecisionStatus(values)
     try:
