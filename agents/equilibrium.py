@@ -191,10 +191,10 @@ class RestrictedLP:
     """The restricted game's LP, grown and shrunk in place: ``max 1'w s.t. Q w <= 1, w >= 0``
     with ``Q = payoff + shift > 0`` (one row per row order, one column per column order).
 
-    Then ``y = w / sum w``, ``x`` is the normalised dual and the value is ``1 / sum w - shift``.
-    Each solve starts from the last basis: a round adds a few dozen orders to a game of hundreds,
-    and a warm simplex takes a fraction of a cold one's pivots. Without scipy's HiGHS bindings
-    it solves the dense block with :func:`solve_lp` instead.
+    Then ``y = w / sum w`` and ``x`` is the normalised dual. Each solve starts from the last
+    basis: a round adds a few dozen orders to a game of hundreds, and a warm simplex takes a
+    fraction of a cold one's pivots. Without scipy's HiGHS bindings (or if they do not take
+    these calls) it solves the dense block, which it always keeps, with :func:`solve_lp`.
     """
 
     def __init__(self, shift: float) -> None:
@@ -206,48 +206,61 @@ class RestrictedLP:
             self.highs = self.core._Highs()
             for name, value in (("output_flag", False), ("primal_feasibility_tolerance", 1e-10),
                                 ("dual_feasibility_tolerance", 1e-10)):
-                self.highs.setOptionValue(name, value)
+                self._call("setOptionValue", name, value)
+
+    def _call(self, name: str, *args: Any) -> Any:
+        """One HiGHS call; a binding that does not take it (another scipy) turns HiGHS off."""
+        if self.highs is None:
+            return None
+        try:
+            return getattr(self.highs, name)(*args)
+        except (AttributeError, TypeError):
+            self.highs = None
+            return None
 
     def add_rows(self, block: np.ndarray) -> None:
         """New row orders: ``block`` is their payoff against every current column."""
         self.pay = np.vstack([self.pay, block])
-        if self.highs is not None and len(block):
-            k, m = block.shape
+        k, m = block.shape
+        if k:
             q = np.ascontiguousarray(block + self.shift).ravel()
-            self.highs.addRows(k, np.full(k, -self.core.kHighsInf), np.ones(k), q.size,
-                               np.arange(k, dtype=np.int32) * m,
-                               np.tile(np.arange(m, dtype=np.int32), k), q)
+            self._call("addRows", k, np.full(k, -np.inf), np.ones(k), q.size,
+                       np.arange(k, dtype=np.int32) * m, np.tile(np.arange(m, dtype=np.int32), k),
+                       q)
 
     def add_cols(self, block: np.ndarray) -> None:
         """New column orders: ``block`` is every current row's payoff against them."""
         self.pay = np.hstack([self.pay, block])
-        if self.highs is not None and block.shape[1]:
-            k, m = block.shape
+        k, m = block.shape
+        if m:
             q = np.ascontiguousarray((block + self.shift).T).ravel()
-            self.highs.addCols(m, np.full(m, -1.0), np.zeros(m), np.full(m, self.core.kHighsInf),
-                               q.size, np.arange(m, dtype=np.int32) * k,
-                               np.tile(np.arange(k, dtype=np.int32), m), q)
+            self._call("addCols", m, np.full(m, -1.0), np.zeros(m), np.full(m, np.inf), q.size,
+                       np.arange(m, dtype=np.int32) * k, np.tile(np.arange(k, dtype=np.int32), m),
+                       q)
 
     def keep(self, rows: np.ndarray, cols: np.ndarray) -> None:
         """Keep only the rows and columns flagged True."""
         self.pay = self.pay[np.ix_(rows, cols)]
-        if self.highs is not None:
-            for flags, delete in ((rows, self.highs.deleteRows), (cols, self.highs.deleteCols)):
-                gone = np.flatnonzero(~flags).astype(np.int32)
-                if len(gone):
-                    delete(len(gone), gone)
+        for flags, name in ((rows, "deleteRows"), (cols, "deleteCols")):
+            gone = np.flatnonzero(~flags).astype(np.int32)
+            if len(gone):
+                self._call(name, len(gone), gone)
+
+    def _warm(self) -> tuple[np.ndarray, np.ndarray] | None:
+        """``(x, y)`` unnormalised from the warm HiGHS model, or None if it has none."""
+        self._call("run")
+        status = self._call("getModelStatus")
+        if status is None or status != self.core.HighsModelStatus.kOptimal:
+            return None
+        sol = self.highs.getSolution()
+        x = np.clip(-np.asarray(sol.row_dual), 0.0, None)
+        y = np.clip(np.asarray(sol.col_value), 0.0, None)
+        return (x, y) if x.sum() > 0 and y.sum() > 0 else None
 
     def solve(self) -> tuple[float, np.ndarray, np.ndarray]:
         """``(v, x, y)`` of the restricted game; ``v`` is the mixes' payoff ``x' P y``."""
-        x = y = None
-        if self.highs is not None:
-            self.highs.run()
-            if self.highs.getModelStatus() == self.core.HighsModelStatus.kOptimal:
-                sol = self.highs.getSolution()
-                y = np.clip(np.asarray(sol.col_value), 0.0, None)
-                x = np.clip(-np.asarray(sol.row_dual), 0.0, None)
-        if x is None or y is None or not x.sum() > 0 or not y.sum() > 0:
-            _, x, y = solve_lp(self.pay)
+        warm = self._warm()
+        x, y = warm if warm is not None else solve_lp(self.pay)[1:]
         x = x / x.sum()
         y = y / y.sum()
         return float(x @ self.pay @ y), x, y
@@ -293,11 +306,11 @@ class StreamedGame:
 STREAM_CHUNK = 2048
 """Orders per parallel block of the streaming kernel (each block replays its first order)."""
 
-ORACLE_GROWTH = (8, 32)
-"""Orders added per seat and round: at least the first, at most the second, else an eighth of
-the seat's support (large supports then take tens of rounds, not hundreds)."""
+ORACLE_GROWTH = (64, 256, 4)
+"""Orders added per seat and round: the seat's support over the third, within the first two
+(large supports then take tens of rounds, not hundreds; tuned on 9-card deals)."""
 
-ORACLE_AGE = 5
+ORACLE_AGE = 3
 """Rounds an order may stay out of its seat's support before the restricted game drops it."""
 
 ORACLE_PRUNE_ROUNDS = 400
@@ -379,7 +392,7 @@ def solve_streaming(game: StreamedGame, tol: float = ORACLE_TOLERANCE
         sx, sy = xs > 0, ys > 0
         gains = (game.values(0, res.cols[sy], ys[sy]), game.values(1, res.rows[sx], xs[sx]))
         gap = max(float(gains[0].max()) - v, float(gains[1].max()) + v)
-        count = min(ORACLE_GROWTH[1], max(ORACLE_GROWTH[0], int(max(sx.sum(), sy.sum())) // 8))
+        count = min(ORACLE_GROWTH[1], max(ORACLE_GROWTH[0], int(max(sx.sum(), sy.sum())) // ORACLE_GROWTH[2]))
         fresh = (improving(gains[0], v, res.rows, count, tol),
                  improving(gains[1], -v, res.cols, count, tol))
         if gap <= tol or not (len(fresh[0]) or len(fresh[1])):

@@ -111,6 +111,19 @@ def test_streaming_double_oracle_equals_one_lp(seed: int) -> None:
                                         abs=1e-12)
 
 
+def test_without_warm_highs_the_dense_lp_gives_the_same_equilibrium(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    rules = research(7, 2, weakest_beats_ace=True)
+    a, b = (distinct_orders(r) for r in dealt_ranks(rules, 3, 6, 6))
+    game = StreamedGame.of(rules, a, b, "margin")
+    v_warm = solve_streaming(game)[0]
+    monkeypatch.setattr(equilibrium, "_highs_core", lambda: None)
+    v, x, y, _, gap = solve_streaming(game)
+    pay = zero_sum_payoff(payoff_matrix(rules, a, b), "margin", False)
+    assert v == pytest.approx(v_warm, abs=1e-8) and gap <= TOL
+    assert (pay @ y).max() <= v + TOL and (x @ pay).min() >= v - TOL
+
+
 @pytest.mark.parametrize("variant, objective", [(0, "margin"), (1, "win"), (2, "margin"),
                                                 (3, "win")])
 def test_medium_deal_solves_without_the_matrix_and_is_exact(variant: int,
@@ -134,6 +147,15 @@ def test_medium_deal_solves_without_the_matrix_and_is_exact(variant: int,
     if objective == "margin":
         margin = sol.expected_scores[0] - sol.expected_scores[1]
         assert margin == pytest.approx(-sol.value if rules.misere else sol.value, abs=1e-7)
+
+
+def test_small_games_keep_one_lp_and_report_its_gap() -> None:
+    rules = research(6, 2)
+    ranks = dealt_ranks(rules, 4, 5, 5)
+    sol = solve_deal(rules, *ranks)
+    assert sol.method == "lp" and 0 <= sol.gap <= TOL
+    a, b = sol.orders
+    assert max(brute_force_gains(rules, "margin", *sol.mixes, a, b, sol.value)) <= TOL
 
 
 def test_agent_plays_a_streamed_equilibrium() -> None:
