@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import time
 from typing import Any
 
@@ -41,6 +42,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--json", action="store_true",
                    help="one JSON object: value (per seat), strategies (per seat, "
                         "[{order, p}]), margin, orders, method, gap, seconds, load_seconds")
+    p.add_argument("--no-progress", action="store_true",
+                   help="no progress bar for the double oracle's rounds (on stderr)")
     p.set_defaults(run=run_solve)
 
 
@@ -65,6 +68,43 @@ def tactical_rules(args: argparse.Namespace) -> Rules:
 
 
 # -- solve -----------------------------------------------------------------------------------------
+
+
+class OracleBar:
+    """A tqdm bar for the double oracle: how far its gap has come down from the first round's
+    towards the tolerance, on a log scale (the gap shrinks by factors, so that is what gives an
+    ETA), with the round and both supports beside it. Opened at the first round, so a game
+    solved by one LP shows none."""
+
+    def __init__(self, *, disable: bool) -> None:
+        self.disable = disable
+        self.bar: Any = None
+        self.first = 0.0
+
+    def __enter__(self) -> OracleBar:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.bar is not None:
+            self.bar.close()
+
+    def update(self, rnd: int, gap: float, support0: int, support1: int) -> None:
+        from pyanitsa.agents.zero_sum import ORACLE_TOLERANCE
+
+        if self.disable:
+            return
+        if self.bar is None:
+            from tqdm import tqdm
+
+            self.first = max(gap, ORACLE_TOLERANCE * 10)
+            self.bar = tqdm(total=1000, desc="solve", unit="", leave=False,
+                            bar_format="{desc}: {percentage:3.0f}%|{bar}| "
+                                       "[{elapsed}<{remaining}{postfix}]")
+        span = math.log(self.first / ORACLE_TOLERANCE)
+        done = math.log(self.first / max(gap, ORACLE_TOLERANCE)) / span
+        self.bar.set_postfix_str(f"round {rnd}, gap {gap:.1e}, support {support0}/{support1}",
+                                 refresh=False)
+        self.bar.update(max(0, min(1000, round(1000 * done)) - self.bar.n))
 
 
 def run_solve(args: argparse.Namespace) -> int:
@@ -95,8 +135,9 @@ def run_solve(args: argparse.Namespace) -> int:
         check_size(ranks[seat], args.max_orders, f"seat {seat}'s hand")
     load = warm_up()
     start = time.perf_counter()
-    sol = solve_deal(rules, ranks[0], ranks[1], max_orders=args.max_orders,
-                     objective=args.objective)
+    with OracleBar(disable=args.no_progress) as bar:
+        sol = solve_deal(rules, ranks[0], ranks[1], max_orders=args.max_orders,
+                         objective=args.objective, progress=bar.update)
     seconds = time.perf_counter() - start
     strategies = [[{"order": deck.cards_json(cards_for_ranks(hands[s], order, table)),
                     "p": p} for order, p in sol.support(s)] for s in range(2)]

@@ -11,13 +11,14 @@ gains no more than 1e-9 against them.
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 
 import numpy as np
 import pytest
 
-from pyanitsa.agents import equilibrium
+from pyanitsa.agents import equilibrium, zero_sum
 from pyanitsa.agents.equilibrium import (
     EquilibriumAgent,
     GameTooLargeError,
@@ -117,7 +118,7 @@ def test_without_warm_highs_the_dense_lp_gives_the_same_equilibrium(
     a, b = (distinct_orders(r) for r in dealt_ranks(rules, 3, 6, 6))
     game = StreamedGame.of(rules, a, b, "margin")
     v_warm = solve_streaming(game)[0]
-    monkeypatch.setattr(equilibrium, "_highs_core", lambda: None)
+    monkeypatch.setattr(zero_sum, "_highs_core", lambda: None)
     v, x, y, _, gap = solve_streaming(game)
     pay = zero_sum_payoff(payoff_matrix(rules, a, b), "margin", False)
     assert v == pytest.approx(v_warm, abs=1e-8) and gap <= TOL
@@ -205,3 +206,27 @@ def test_solve_command_default_allows_ten_cards() -> None:
 
     args = build_parser().parse_args(["solve", "--hand", "1", "--hand", "2"])
     assert args.max_orders == equilibrium.SOLVE_MAX_ORDERS == 3_628_800  # 10!: ten cards
+
+
+def test_progress_hears_every_round_down_to_the_tolerance() -> None:
+    rules = research(7, 2)
+    a, b = (distinct_orders(r) for r in dealt_ranks(rules, 5, 7, 7))
+    heard: list[tuple[int, float, int, int]] = []
+    _, x, y, rounds, gap = solve_streaming(StreamedGame.of(rules, a, b, "margin"),
+                                           progress=lambda *r: heard.append(r))
+    assert [h[0] for h in heard] == list(range(1, rounds + 1))
+    assert heard[-1][1] == pytest.approx(gap, abs=1e-15)
+    assert gap <= zero_sum.ORACLE_TOLERANCE
+    assert heard[-1][2:] == ((x > 0).sum(), (y > 0).sum())
+    assert heard[0][1] > heard[-1][1]
+
+
+@pytest.mark.parametrize("flag", [[], ["--no-progress"]])
+def test_solve_command_shows_its_rounds_on_stderr_unless_asked_not_to(
+        flag: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    argv = ["solve", "--deck", "ranks=9,suits=2", "--hand", "9,9,8,8,6,5,4,3,2",
+            "--hand", "7,7,6,5,4,3,2,1,1", "--json", *flag]
+    assert main(argv) == 0
+    out, err = capsys.readouterr()
+    assert json.loads(out)["method"].startswith("double_oracle")
+    assert ("solve:" in err and "gap" in err and "round" in err) == (not flag)
