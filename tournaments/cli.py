@@ -6,9 +6,13 @@ import argparse
 import json
 import sys
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from pyanitsa.config import add_set_argument
+
+if TYPE_CHECKING:
+    from pyanitsa.tournaments.config import TournamentConfig
+    from pyanitsa.tournaments.lock import FolderLock
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -53,7 +57,7 @@ class _Sink:
 
 def run_tournament_command(args: argparse.Namespace) -> int:
     from pyanitsa.tournaments.config import load_config
-    from pyanitsa.tournaments.runner import run_tournament
+    from pyanitsa.tournaments.lock import FolderLock
 
     config = load_config(args.config, args.overrides)
     rules = config.build_rules()
@@ -61,6 +65,14 @@ def run_tournament_command(args: argparse.Namespace) -> int:
         print(f"pyanitsa tournament: warning: classic rules with pickup_order: "
               f"{rules.pickup_order} leave the agents no decision; every game is decided by "
               "the deal (set pickup_order: agent)", file=sys.stderr)
+    # the folder is ours before anything in it is read or deleted, until the reports are out
+    with FolderLock.acquire(config.output_dir) as lock:
+        return _run_locked(args, config, lock)
+
+
+def _run_locked(args: argparse.Namespace, config: TournamentConfig, lock: FolderLock) -> int:
+    from pyanitsa.tournaments.runner import run_tournament
+
     out: TextIO = sys.stdout
     sink = None
     events_file = None
@@ -72,7 +84,7 @@ def run_tournament_command(args: argparse.Namespace) -> int:
         sink = _Sink(events_file)
     try:
         result = run_tournament(config, resume=args.resume, overwrite=args.overwrite,
-                                progress=not args.quiet, events=sink)
+                                progress=not args.quiet, events=sink, lock=lock)
     except KeyboardInterrupt:
         print(f"pyanitsa tournament: interrupted; the finished games are in "
               f"{config.output_dir}/ (continue with --resume)", file=sys.stderr)

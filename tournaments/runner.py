@@ -36,6 +36,7 @@ from typing import Any
 from pyanitsa.agents.specs import make_agent
 from pyanitsa.tournaments.config import TournamentConfig, TournamentConfigError, TournamentError
 from pyanitsa.tournaments.games import GameRow, forfeit_row
+from pyanitsa.tournaments.lock import FolderLock
 from pyanitsa.tournaments.schedule import GameKey, Schedule
 from pyanitsa.tournaments.stats import Sprt, block_score
 from pyanitsa.tournaments.store import Store
@@ -129,17 +130,27 @@ def make_backend(config: TournamentConfig, workers: int) -> Any:
 
 def run_tournament(config: TournamentConfig, *, resume: bool = False, overwrite: bool = False,
                    progress: bool = False, events: EventSink | None = None,
-                   poll: float = 0.25) -> RunResult:
-    """Play (or finish) a tournament into ``config.output_dir``; see the module docstring."""
+                   poll: float = 0.25, lock: FolderLock | None = None) -> RunResult:
+    """Play (or finish) a tournament into ``config.output_dir``; see the module docstring.
+
+    The run holds the output folder's lock (:mod:`~pyanitsa.tournaments.lock`) from before
+    the database is opened (or, with ``overwrite``, deleted) to its end; pass ``lock`` when
+    the caller holds it already (the CLI keeps it through the reports).
+    """
     start = time.perf_counter()
     config.build_rules()
     check_agents(config)
     schedule = Schedule.from_config(config)
-    store = Store.create(config.output_dir, config, resume=resume, overwrite=overwrite)
+    held = lock if lock is not None else FolderLock.acquire(config.output_dir)
     try:
-        return _Run(config, schedule, store, progress, events, poll).run(start)
+        store = Store.create(config.output_dir, config, resume=resume, overwrite=overwrite)
+        try:
+            return _Run(config, schedule, store, progress, events, poll).run(start)
+        finally:
+            store.close()
     finally:
-        store.close()
+        if lock is None:
+            held.release()
 
 
 class _Run:
