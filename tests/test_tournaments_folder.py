@@ -127,3 +127,212 @@ def test_the_lock_dies_with_its_run_not_with_a_forked_worker(tmp_path):
         os.kill(holder.pid, signal.SIGKILL)
         holder.wait()
     FolderLock.acquire(folder).release()  # a holder killed with -9 leaves no stale lock
+
+
+# -- finding 4: a worker killed from outside is replayed, not forfeited ---------------------------
+
+
+class PlannedDeaths:
+    """A backend whose workers play chunks in this process and "die" where a plan says: at a
+    game (key), in the decision of a seat (or outside any decision, seat None). It records
+    which worker incarnation played each chunk."""
+
+    name = "local"
+    depth = 2
+
+    def __init__(self, config_json, workers, plan):
+        from pyanitsa.tournaments.worker import WorkerContext
+
+        self.context = WorkerContext(config_json)
+        self.queues = {wid: [] for wid in range(workers)}
+        self.incarnation = dict.fromkeys(self.queues, 0)
+        self.plan = list(plan)
+        self.played = []  # (wid, incarnation, keys)
+        self.deaths = 0
+
+    ids = property(lambda self: range(len(self.queues)))
+
+    def start(self):
+        pass
+
+    def submit(self, wid, chunk, keys):
+        self.queues[wid].append((chunk, [tuple(k) for k in keys]))
+
+    def wait(self, timeout):
+        from pyanitsa.tournaments.worker import Snapshot
+
+        for wid, queue in self.queues.items():
+            if not queue:
+                continue
+            chunk, keys = queue.pop(0)
+            for i, (key, seat) in enumerate(self.plan):
+                if key in keys:
+                    del self.plan[i]
+                    self.queues[wid] = []
+                    self.deaths += 1
+                    if seat == "start":  # died before it began to play
+                        snap = Snapshot(-1, -1, -1, 0.0)
+                    else:
+                        snap = Snapshot(chunk, keys.index(key), -1 if seat is None else seat,
+                                        0.1)
+                    return [("died", wid, -9, snap)]
+            self.played.append((wid, self.incarnation[wid], keys))
+            return [("done", wid, chunk, self.context.play(chunk, keys))]
+        return []
+
+    def snapshot(self, wid):
+        return None
+
+    def restart(self, wid):
+        self.queues[wid] = []
+        self.incarnation[wid] += 1
+
+    def close(self):
+        pass
+
+
+def run_with_deaths(monkeypatch, config, plan, events=None):
+    from pyanitsa.tournaments import runner
+
+    backends = []
+
+    def make(cfg, workers):
+        backends.append(PlannedDeaths(cfg.model_dump_json(), workers, plan))
+        return backends[-1]
+
+    monkeypatch.setattr(runner, "make_backend", make)
+    result = runner.run_tournament(config, events=events)
+    return result, backends[0]
+
+
+def deterministic_rows(folder):
+    from pyanitsa.tournaments.store import Store
+
+    with Store.open(folder) as store:
+        return {r.key: r for r in store.rows()}
+
+
+def tiny(tmp_path, sub, **fields):
+    from pyanitsa.tournaments.config import parse_config
+
+    data = {"name": "t", "rules": {"preset": "tactical"}, "deals": 6, "seed": 5,
+            "bootstrap": 0, "output": str(tmp_path / sub),
+            "agents": [A("Strong"), A("Random"), A("Weak")], "workers": 2, **fields}
+    return parse_config(data)
+
+
+def test_a_worker_killed_in_a_decision_has_the_game_replayed_in_a_fresh_worker(
+        tmp_path, monkeypatch):
+    from pyanitsa.tournaments.runner import run_tournament
+
+    clean = tiny(tmp_path, "clean")
+    run_tournament(clean)
+    want = deterministic_rows(clean.output_dir)
+    victim = (1, 2, 1)  # killed once while seat 0 of this game was deciding
+    events = []
+    result, backend = run_with_deaths(monkeypatch, tiny(tmp_path, "killed"), [(victim, 0)],
+                                      events.append)
+    got = deterministic_rows(tmp_path / "killed")
+    assert backend.deaths == 1 and result.games == len(want)
+    assert {k: r.deterministic() for k, r in got.items()} == \
+        {k: r.deterministic() for k, r in want.items()}
+    assert all(r.forfeit_kind is None for r in got.values())
+    # the replay ran in the worker started in place of the dead one, on its own
+    replays = [(wid, inc) for wid, inc, keys in backend.played if victim in keys]
+    assert len(replays) == 1 and replays[0][1] == 1
+    assert [keys for _, _, keys in backend.played if victim in keys] == [[victim]]
+    [event] = [e for e in events if e["event"] == "worker"]
+    assert event["game"] == list(victim) and event["seat"] == 0
+    assert event["action"] == "replay"
+
+
+def test_only_a_second_death_in_the_same_decision_is_the_agents_forfeit(tmp_path, monkeypatch):
+    from pyanitsa.tournaments.runner import run_tournament
+
+    clean = tiny(tmp_path, "clean")
+    run_tournament(clean)
+    want = deterministic_rows(clean.output_dir)
+    victim = (0, 3, 0)
+    _, backend = run_with_deaths(monkeypatch, tiny(tmp_path, "killed"),
+                                 [(victim, 1), (victim, 1)])
+    got = deterministic_rows(tmp_path / "killed")
+    assert backend.deaths == 2
+    row = got.pop(victim)
+    assert (row.outcome, row.forfeit_seat, row.forfeit_kind) == ("forfeit", 1, "error")
+    assert "twice" in row.forfeit_reason
+    del want[victim]
+    assert {k: r.deterministic() for k, r in got.items()} == \
+        {k: r.deterministic() for k, r in want.items()}
+
+
+def test_unrelated_deaths_in_one_chunk_never_stop_the_run(tmp_path, monkeypatch):
+    """Three deaths on the first chunk's games, in decisions of different games and outside
+    any decision: every game is still played, exactly, and none is forfeited."""
+    from pyanitsa.tournaments.runner import run_tournament
+
+    clean = tiny(tmp_path, "clean", workers=1)
+    run_tournament(clean)
+    want = deterministic_rows(clean.output_dir)
+    plan = [((0, 0, 0), None), ((0, 0, 1), 1), ((1, 0, 0), 0), ((0, 0, 1), None)]
+    result, backend = run_with_deaths(monkeypatch, tiny(tmp_path, "killed", workers=1), plan)
+    assert backend.deaths == 4 and result.games == len(want)
+    got = deterministic_rows(tmp_path / "killed")
+    assert {k: r.deterministic() for k, r in got.items()} == \
+        {k: r.deterministic() for k, r in want.items()}
+
+
+def test_deaths_no_agent_caused_stop_the_run_only_when_they_repeat_on_one_game(
+        tmp_path, monkeypatch):
+    """A chunk that kills its worker twice outside any decision is retried game by game; one
+    game that does it twice on its own stops the run, naming it, as do workers that die three
+    times in a row before they play. Without these bounds the run would loop forever."""
+    from pyanitsa.tournaments.config import TournamentError
+
+    with pytest.raises(TournamentError, match=r"game \(0, 1, 1\) killed its worker twice"):
+        run_with_deaths(monkeypatch, tiny(tmp_path, "a", workers=1), [((0, 1, 1), None)] * 4)
+    with pytest.raises(TournamentError, match="died 3 times in a row before playing"):
+        run_with_deaths(monkeypatch, tiny(tmp_path, "b", workers=1), [((0, 0, 0), "start")] * 3)
+    # three deaths on one chunk's game, not in a row on its own: the run goes on
+    result, _ = run_with_deaths(monkeypatch, tiny(tmp_path, "c", workers=1),
+                                [((0, 1, 1), None)] * 3)
+    assert result.games == 3 * 6 * 2
+
+
+def test_a_real_worker_killed_mid_decision_is_replayed_not_forfeited(tmp_path):
+    """os.kill on a worker process while its agent decides (every decision sleeps)."""
+    import multiprocessing
+    import threading
+
+    from pyanitsa.tournaments.runner import run_tournament
+
+    slow = tiny(tmp_path, "slow", agents=[A("Slow(delay=0.1)", "slow"), A("Weak")], deals=4,
+                workers=1)
+    first_game = threading.Event()
+    events = []
+
+    def sink(event):
+        events.append(event)
+        if event["event"] == "game":
+            first_game.set()
+
+    def killer():
+        assert first_game.wait(60)
+        time.sleep(0.05)  # well inside the next decision
+        [worker] = [p for p in multiprocessing.active_children()
+                    if p.name == "pyanitsa-tournament-worker"]
+        os.kill(worker.pid, signal.SIGKILL)
+
+    thread = threading.Thread(target=killer)
+    thread.start()
+    run_tournament(slow, events=sink, poll=0.05)
+    thread.join()
+    [died] = [e for e in events if e["event"] == "worker"]
+    assert died["seat"] is not None and died["action"] == "replay", died
+    got = deterministic_rows(slow.output_dir)
+    assert all(r.forfeit_kind is None for r in got.values())
+    # Slow plays like Weak: the same games as a clean run of Weak against Weak
+    clean = tiny(tmp_path, "clean", agents=[A("Weak", "slow"), A("Weak")], deals=4)
+    run_tournament(clean)
+    want = deterministic_rows(clean.output_dir)
+    assert {k: r.deterministic() for k, r in got.items()} == \
+        {k: r.deterministic() for k, r in want.items()}

@@ -18,9 +18,13 @@ Failures:
 * A decision still running after ``kill_after`` seconds (``hang_timeout``, by default
   ``2 * time_limit + 5``) gets its worker killed; the agent forfeits that game (``timeout``),
   the worker is replaced and the other games of its chunks are handed out again.
-* A local worker that dies during a decision (a crash in the agent) forfeits that game for the
-  agent (``error``); a worker that dies elsewhere has its chunks retried once, and the run stops
-  with an error if the same chunk kills a worker again.
+* A worker that dies is not yet the deciding agent's fault (it may have been killed from
+  outside): the game it was deciding is replayed on its own in the worker started in its place,
+  with the same seeds, and only a second death in the same seat's decision of that game is the
+  agent's forfeit (``error``). Other games of its chunks are handed out again. A chunk a worker
+  died in twice outside any decision is retried game by game; the run stops only if one game,
+  played alone, kills two workers outside any decision, or workers die three times in a row
+  before playing anything (then no agent is to blame: the engine or the machine failed).
 """
 
 from __future__ import annotations
@@ -178,6 +182,11 @@ class _Run:
             for row in store.rows():
                 self._count_sprt(row, announce=False)
         self.retry: deque[Chunk] = deque()
+        # games replayed after their worker died in a decision, each for that worker's
+        # successor; deaths counted per (game, seat deciding)
+        self.pinned: dict[int, deque[Chunk]] = {}
+        self.deaths: dict[tuple[GameKey, int], int] = {}
+        self.idle_deaths = 0
         self.chunk_ids = iter(range(1 << 62))
         self.played = 0
         remaining = self.left
@@ -230,12 +239,13 @@ class _Run:
                         "agents": [self.names[a], self.names[b]], "decision": decision,
                         "llr": test.llr, "blocks": test.n, "score": test.mean})
 
-    def _next_chunk(self) -> Chunk | None:
-        while self.retry:
-            chunk = self.retry.popleft()
-            chunk.keys = [k for k in chunk.keys if not self._stopped(k.pairing)]
-            if chunk.keys:
-                return chunk
+    def _next_chunk(self, wid: int) -> Chunk | None:
+        for queue in (self.pinned[wid], self.retry):
+            while queue:
+                chunk = queue.popleft()
+                chunk.keys = [k for k in chunk.keys if not self._stopped(k.pairing)]
+                if chunk.keys:
+                    return chunk
         keys: list[GameKey] = []
         # guided: near the end, chunks shrink so the workers finish together
         size = min(self.chunk_games, max(1, self.left // (4 * self.workers)))
@@ -316,13 +326,14 @@ class _Run:
 
     def _loop(self, backend: Any) -> None:
         inflight: dict[int, list[Chunk]] = {wid: [] for wid in backend.ids}
+        self.pinned = {wid: deque() for wid in backend.ids}
         kill_after = self.config.kill_after
         last_check = time.monotonic()
         check_every = 0.0 if backend.name == "local" else max(1.0, (kill_after or 0) / 4)
         while True:
             for wid in backend.ids:
                 while len(inflight[wid]) < backend.depth:
-                    chunk = self._next_chunk()
+                    chunk = self._next_chunk(wid)
                     if chunk is None:
                         break
                     backend.submit(wid, chunk.id, chunk.keys)
@@ -334,6 +345,7 @@ class _Run:
                 if kind == "done":
                     chunk_id, rows = message[2], message[3]
                     inflight[wid] = [c for c in inflight[wid] if c.id != chunk_id]
+                    self.idle_deaths = 0
                     self._store(rows)
                 elif kind == "failed":
                     raise TournamentError(f"worker {wid} failed: {message[3].strip()}")
@@ -359,31 +371,84 @@ class _Run:
 
     def _lost(self, backend: Any, wid: int, inflight: dict[int, list[Chunk]], snap: Any,
               kind: str, what: str) -> None:
-        """A worker is gone with its chunks: score the decision it died in, requeue the rest."""
+        """A worker is gone with its chunks; score or replay the decision it was in, hand the
+        other games out again.
+
+        A hang (``timeout``) is the deciding agent's forfeit at once: the parent timed it. A
+        death is no evidence against the agent yet (anything may kill a worker from outside),
+        so that game is replayed on its own in the fresh worker, with the same seeds; only a
+        second death in the same seat's decision of that game is the agent's forfeit.
+        """
         chunks, inflight[wid] = inflight[wid], []
-        self._emit({"event": "worker", "worker": wid, "what": kind, "detail": what})
-        blamed: GameKey | None = None
-        if snap is not None and snap.seat >= 0:
-            for chunk in chunks:
-                if chunk.id == snap.chunk and 0 <= snap.position < len(chunk.keys):
-                    blamed = chunk.keys[snap.position]
-        if blamed is not None:
-            seat = snap.seat
-            name = self.names[self.schedule.seats(blamed)[seat]]
-            row = forfeit_row(self.schedule, blamed, seat, kind,
-                              f"seat {seat}: agent {name!r}: {what}")
-            self._store([row.to_sql()])
+        deciding = _deciding(chunks, snap)
+        action = "retry"
+        if deciding is not None:
+            key, seat = deciding
+            strikes = self.deaths[deciding] = self.deaths.get(deciding, 0) + 1
+            if kind == "timeout" or strikes >= 2:
+                name = self.names[self.schedule.seats(key)[seat]]
+                again = "" if kind == "timeout" else \
+                    "; it died in this decision twice, the second time replayed in a fresh worker"
+                row = forfeit_row(self.schedule, key, seat, kind,
+                                  f"seat {seat}: agent {name!r}: {what}{again}")
+                self._store([row.to_sql()])
+                action = "forfeit"
+            else:
+                self.pinned[wid].append(Chunk(next(self.chunk_ids), [key]))
+                action = "replay"
+        self._emit({"event": "worker", "worker": wid, "what": kind, "detail": what,
+                    "game": None if deciding is None else list(deciding[0]),
+                    "seat": None if deciding is None else deciding[1], "action": action})
+        self._requeue(chunks, None if deciding is None else deciding[0],
+                      None if deciding is not None else _running(chunks, snap), what)
+
+    def _requeue(self, chunks: list[Chunk], replayed: GameKey | None, struck: int | None,
+                 what: str) -> None:
+        """Hand the unfinished games of lost chunks out again. ``struck`` is the chunk the
+        worker died in outside any decision: twice, and its games are tried one by one; a
+        single game that kills two workers on its own, outside any decision, stops the run
+        (no agent was deciding: the engine or the machine failed)."""
+        if struck is None:
+            self.idle_deaths += 1
+            if self.idle_deaths >= 3:
+                raise TournamentError(f"workers died {self.idle_deaths} times in a row before "
+                                      f"playing a game ({what}); fix the cause and continue "
+                                      "with --resume")
         for chunk in reversed(chunks):
-            chunk.keys = [k for k in chunk.keys if k != blamed and k not in self.done]
-            if blamed is None:
-                chunk.crashes += 1
-                if chunk.crashes >= 2:
-                    raise TournamentError(
-                        f"a {backend.name} worker died twice on the games "
-                        f"{[tuple(k) for k in chunk.keys[:4]]}...: {what}; fix the cause and "
-                        "continue with --resume")
-            if chunk.keys:
+            chunk.keys = [k for k in chunk.keys if k != replayed and k not in self.done]
+            if not chunk.keys:
+                continue
+            if chunk.id != struck:
                 self.retry.appendleft(chunk)
+                continue
+            chunk.crashes += 1
+            if chunk.crashes < 2:
+                self.retry.appendleft(chunk)
+            elif len(chunk.keys) > 1:
+                self.retry.extendleft(Chunk(next(self.chunk_ids), [k])
+                                      for k in reversed(chunk.keys))
+            else:
+                raise TournamentError(
+                    f"game {tuple(chunk.keys[0])} killed its worker twice on its own, outside "
+                    f"any agent decision ({what}); fix the cause and continue with --resume")
+
+
+def _deciding(chunks: list[Chunk], snap: Any) -> tuple[GameKey, int] | None:
+    """The game and seat whose decision a worker was in, from its last snapshot."""
+    if snap is None or snap.seat < 0:
+        return None
+    for chunk in chunks:
+        if chunk.id == snap.chunk and 0 <= snap.position < len(chunk.keys):
+            return chunk.keys[snap.position], snap.seat
+    return None
+
+
+def _running(chunks: list[Chunk], snap: Any) -> int | None:
+    """The chunk a worker was playing when it died outside a decision: its snapshot's, or
+    with no snapshot (Ray) the oldest in flight, since a worker plays its chunks in order."""
+    if snap is None:
+        return chunks[0].id if chunks else None
+    return snap.chunk if any(c.id == snap.chunk for c in chunks) else None
 
 
 def _progress_bar(total: int, initial: int, name: str, show: bool) -> Any:
