@@ -336,3 +336,62 @@ def test_a_real_worker_killed_mid_decision_is_replayed_not_forfeited(tmp_path):
     want = deterministic_rows(clean.output_dir)
     assert {k: r.deterministic() for k, r in got.items()} == \
         {k: r.deterministic() for k, r in want.items()}
+
+
+# -- finding 9: --events appends on resume; worker output stays off the console -----------------
+
+
+def read_events(path):
+    import json
+
+    return [json.loads(line) for line in path.read_text().splitlines()]
+
+
+def game_keys(events):
+    return [(e["pairing"], e["deal"], e["rotation"]) for e in events if e["event"] == "game"]
+
+
+def test_events_append_on_resume_with_each_stored_game_once(tmp_path, capsys):
+    agents = [A("Strong"), A("Weak"), A("Random")]
+    events = tmp_path / "events.jsonl"
+    path = write_config(tmp_path, agents=agents, deals=2)
+    assert main(["tournament", str(path), "--quiet", "--events", str(events)]) == 0
+    first = read_events(events)
+    assert len(game_keys(first)) == 3 * 2 * 2
+    path = write_config(tmp_path, agents=agents, deals=4)
+    assert main(["tournament", str(path), "--quiet", "--resume", "--events", str(events)]) == 0
+    both = read_events(events)
+    assert both[:len(first)] == first  # appended, not truncated
+    assert [e["event"] for e in both].count("start") == 2
+    keys = game_keys(both)
+    assert len(keys) == len(set(keys)) == 3 * 4 * 2
+
+
+def test_events_catch_up_on_games_stored_before_a_kill(tmp_path, capsys):
+    """A kill between a chunk's commit and its events leaves stored games the file lacks (and
+    perhaps half a line); resuming writes those games' events once, and nothing twice."""
+    agents = [A("Strong"), A("Weak"), A("Random")]
+    events = tmp_path / "events.jsonl"
+    path = write_config(tmp_path, agents=agents, deals=2)
+    assert main(["tournament", str(path), "--quiet", "--events", str(events)]) == 0
+    lines = events.read_text().splitlines(keepends=True)
+    games = [i for i, line in enumerate(lines) if '"event": "game"' in line]
+    kept = lines[:games[-3]]  # the last three games' events were never written
+    events.write_text("".join(kept) + '{"event": "game", "pairi')
+    path = write_config(tmp_path, agents=agents, deals=3)
+    assert main(["tournament", str(path), "--quiet", "--resume", "--events", str(events)]) == 0
+    keys = game_keys(read_events(events))  # every line parses: the torn one is gone
+    assert len(keys) == len(set(keys)) == 3 * 3 * 2
+
+
+def test_worker_output_goes_to_a_log_in_the_output_folder_not_the_console(tmp_path):
+    path = write_config(tmp_path, agents=[A("Noisy"), A("Weak")], deals=2, workers=2)
+    run = subprocess.run([sys.executable, "-m", "pyanitsa", "tournament", str(path)],
+                         env=ENV, capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr
+    for said in ("noisy stdout", "noisy stderr", "noisy raw"):
+        assert said not in run.stdout and said not in run.stderr
+    log = (tmp_path / "out" / "workers.log").read_text()
+    assert log.count("noisy stdout") == log.count("noisy stderr") == 4  # 2 deals, 2 rotations
+    assert log.count("noisy raw fd") == 4
+    assert "workers.log" in run.stdout  # the console says where the output went

@@ -50,6 +50,8 @@ FIRST_CHUNK = 16
 CHUNK_SECONDS = 0.25
 """The play time a chunk aims at once games have been timed."""
 MAX_CHUNK = 1024
+WORKER_LOG = "workers.log"
+"""Local workers' stdout and stderr, in the output folder."""
 
 EventSink = Callable[[dict[str, Any]], None]
 
@@ -73,6 +75,8 @@ class RunResult:
     seconds: float
     sprt: dict[int, str] = field(default_factory=dict)
     """Pairings stopped by the SPRT: pairing -> ``H0`` / ``H1``."""
+    worker_output: int = 0
+    """Bytes the workers (their agents, mostly) wrote to ``OUTPUT/workers.log`` in this run."""
 
 
 class SprtTracker:
@@ -129,17 +133,28 @@ def make_backend(config: TournamentConfig, workers: int) -> Any:
                                   "'ray' extra: pip install 'pyanitsa[ray]'") from None
         return RayBackend(config_json, workers, config.ray_address)
     from pyanitsa.tournaments.pool import LocalBackend
-    return LocalBackend(config_json, workers)
+    return LocalBackend(config_json, workers, log=worker_log(config))
+
+
+def worker_log(config: TournamentConfig) -> Path:
+    """Where local workers' stdout and stderr go: on the console, agents' prints would garble
+    the progress bar and the table."""
+    return config.output_dir.resolve() / WORKER_LOG
 
 
 def run_tournament(config: TournamentConfig, *, resume: bool = False, overwrite: bool = False,
                    progress: bool = False, events: EventSink | None = None,
-                   poll: float = 0.25, lock: FolderLock | None = None) -> RunResult:
+                   poll: float = 0.25, lock: FolderLock | None = None,
+                   logged: set[tuple[int, int, int]] | None = None) -> RunResult:
     """Play (or finish) a tournament into ``config.output_dir``; see the module docstring.
 
     The run holds the output folder's lock (:mod:`~pyanitsa.tournaments.lock`) from before
     the database is opened (or, with ``overwrite``, deleted) to its end; pass ``lock`` when
     the caller holds it already (the CLI keeps it through the reports).
+
+    ``logged``: the games whose ``game`` events the sink holds already (a resumed run that
+    appends to its events file). Stored games missing from it, whose events a kill between a
+    commit and its events lost, are sent first, so the sink ends with each stored game once.
     """
     start = time.perf_counter()
     config.build_rules()
@@ -149,7 +164,8 @@ def run_tournament(config: TournamentConfig, *, resume: bool = False, overwrite:
     try:
         store = Store.create(config.output_dir, config, resume=resume, overwrite=overwrite)
         try:
-            return _Run(config, schedule, store, progress, events, poll).run(start)
+            return _Run(config, schedule, store, progress, events, poll,
+                        logged=logged).run(start)
         finally:
             store.close()
     finally:
@@ -159,12 +175,14 @@ def run_tournament(config: TournamentConfig, *, resume: bool = False, overwrite:
 
 class _Run:
     def __init__(self, config: TournamentConfig, schedule: Schedule, store: Store,
-                 progress: bool, events: EventSink | None, poll: float) -> None:
+                 progress: bool, events: EventSink | None, poll: float, *,
+                 logged: set[tuple[int, int, int]] | None = None) -> None:
         self.config = config
         self.schedule = schedule
         self.store = store
         self.events = events
         self.poll = poll
+        self.logged = logged
         self.show_progress = progress
         self.names = config.names
         self.done = store.keys()
@@ -306,6 +324,12 @@ class _Run:
                     "output": str(self.config.output_dir), "scheduled": total_known,
                     "stored": len(self.done), "to_play": to_play, "workers": self.workers,
                     "backend": self.config.backend})
+        if self.logged is not None and self.events is not None:
+            for row in self.store.rows():
+                if row.key not in self.logged:
+                    self._emit(self._game_event(row))
+        log = worker_log(self.config)
+        log_before = _size(log)
         if to_play:
             backend = make_backend(self.config, self.workers)
             try:
@@ -322,7 +346,7 @@ class _Run:
         self._emit({"event": "finish", "played": self.played, "games": games,
                     "seconds": seconds})
         return RunResult(self.config.output_dir, self.played, games, seconds,
-                         self.decisions)
+                         self.decisions, _size(log) - log_before)
 
     def _loop(self, backend: Any) -> None:
         inflight: dict[int, list[Chunk]] = {wid: [] for wid in backend.ids}
@@ -449,6 +473,13 @@ def _running(chunks: list[Chunk], snap: Any) -> int | None:
     if snap is None:
         return chunks[0].id if chunks else None
     return snap.chunk if any(c.id == snap.chunk for c in chunks) else None
+
+
+def _size(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except OSError:
+        return 0
 
 
 def _progress_bar(total: int, initial: int, name: str, show: bool) -> Any:
