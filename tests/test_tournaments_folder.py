@@ -395,3 +395,49 @@ def test_worker_output_goes_to_a_log_in_the_output_folder_not_the_console(tmp_pa
     assert log.count("noisy stdout") == log.count("noisy stderr") == 4  # 2 deals, 2 rotations
     assert log.count("noisy raw fd") == 4
     assert "workers.log" in run.stdout  # the console says where the output went
+
+
+# -- finding 6: bad database files, and schedules that stream -------------------------------------
+
+
+def _limit_memory():
+    import resource
+
+    # before streaming, deals: 10**12 built every key first, at 90 MB/s, and never started
+    resource.setrlimit(resource.RLIMIT_AS, (3 << 30, 3 << 30))
+
+
+def test_a_huge_schedule_starts_playing_at_once(tmp_path):
+    path = write_config(tmp_path, agents=[A("Strong"), A("Weak")], deals=10**12)
+    db = tmp_path / "out" / DB_NAME
+    cmd = [sys.executable, "-m", "pyanitsa", "tournament", str(path), "--quiet"]
+    proc = subprocess.Popen(cmd, env=ENV, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, preexec_fn=_limit_memory)
+    try:
+        wait_for_games(proc, db, 100, timeout=30)
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 130, err
+    assert "interrupted; the finished games are in" in err
+
+
+@pytest.mark.parametrize("bad", ["garbage", "directory", "empty-directory-overwrite"])
+def test_a_bad_database_file_is_one_line(tmp_path, capsys, bad):
+    path = write_config(tmp_path, agents=[A("Strong"), A("Weak")], deals=1)
+    db = tmp_path / "out" / DB_NAME
+    db.parent.mkdir()
+    if bad == "garbage":
+        db.write_bytes(b"\x00\xffnot a database at all\n" * 64)
+    else:
+        db.mkdir()
+    flags = ["--overwrite"] if bad.endswith("overwrite") else ["--resume"]
+    assert main(["tournament", str(path), "--quiet", *flags]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and str(db) in err, err
+    assert main(["report", str(tmp_path / "out")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and str(db) in err, err
+    assert db.exists()  # nothing of the user's was deleted
