@@ -424,7 +424,7 @@ def test_a_huge_schedule_starts_playing_at_once(tmp_path):
     assert "interrupted; the finished games are in" in err
 
 
-@pytest.mark.parametrize("bad", ["garbage", "directory", "empty-directory-overwrite"])
+@pytest.mark.parametrize("bad", ["garbage", "directory", "directory-overwrite"])
 def test_a_bad_database_file_is_one_line(tmp_path, capsys, bad):
     path = write_config(tmp_path, agents=[A("Strong"), A("Weak")], deals=1)
     db = tmp_path / "out" / DB_NAME

@@ -32,7 +32,7 @@ from __future__ import annotations
 import sys
 import time
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -188,14 +188,20 @@ class _Run:
         self.done = store.keys()
         self.sprt = SprtTracker(config, schedule) if config.sprt is not None else None
         self.bar: Any = None
-        # the games still to play, block by block in hand-out order
-        self.todo: deque[list[GameKey]] = deque()
-        self.unissued: dict[int, int] = dict.fromkeys(range(len(schedule.pairings)), 0)
-        for pairing, deal in schedule.blocks():
-            keys = [k for k in schedule.block(pairing, deal) if k not in self.done]
-            if keys:
-                self.todo.append(keys)
-                self.unissued[pairing] += len(keys)
+        # the games still to play, block by block in hand-out order: generated as they are
+        # handed out (``deals`` may be huge), counted from the stored keys alone
+        self.todo: Iterator[list[GameKey]] = schedule.missing(self.done)
+        stored = [k for k in self.done if k.deal < schedule.deals]
+        per_game = schedule.deals * schedule.block_size
+        self.unissued: dict[int, int] = dict.fromkeys(range(len(schedule.pairings)), per_game)
+        for key in stored:
+            self.unissued[key.pairing] -= 1
+        blocks: dict[tuple[int, int], int] = {}
+        for key in stored:
+            blocks[key.pairing, key.deal] = blocks.get((key.pairing, key.deal), 0) + 1
+        complete = sum(1 for (_, deal), n in blocks.items()
+                       if n == len(schedule.rotations(deal)))
+        pending_blocks = len(schedule.pairings) * schedule.deals - complete
         if self.sprt is not None:  # a resumed run: its stored games count towards the tests
             for row in store.rows():
                 self._count_sprt(row, announce=False)
@@ -208,7 +214,7 @@ class _Run:
         self.chunk_ids = iter(range(1 << 62))
         self.played = 0
         remaining = self.left
-        workers = max(1, min(config.workers, len(self.todo)))
+        workers = max(1, min(config.workers, pending_blocks))
         # at least 8 chunks per worker, so the last ones balance; SPRT stops need small chunks
         self.max_chunk = max(1, min(MAX_CHUNK, remaining // (workers * 8)))
         if config.sprt is not None:
@@ -267,8 +273,10 @@ class _Run:
         keys: list[GameKey] = []
         # guided: near the end, chunks shrink so the workers finish together
         size = min(self.chunk_games, max(1, self.left // (4 * self.workers)))
-        while self.todo and len(keys) < size:
-            block = self.todo.popleft()
+        while len(keys) < size and self.left:  # left: not through 10**12 stopped blocks
+            block = next(self.todo, None)
+            if block is None:
+                break
             pairing = block[0].pairing
             if self._stopped(pairing):
                 continue
