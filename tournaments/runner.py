@@ -192,8 +192,8 @@ class _Run:
         # handed out (``deals`` may be huge), counted from the stored keys alone
         self.todo: Iterator[list[GameKey]] = schedule.missing(self.done)
         stored = [k for k in self.done if k.deal < schedule.deals]
-        per_game = schedule.deals * schedule.block_size
-        self.unissued: dict[int, int] = dict.fromkeys(range(len(schedule.pairings)), per_game)
+        per_pairing = schedule.deals * schedule.block_size
+        self.unissued: dict[int, int] = dict.fromkeys(range(len(schedule.pairings)), per_pairing)
         for key in stored:
             self.unissued[key.pairing] -= 1
         blocks: dict[tuple[int, int], int] = {}
@@ -203,7 +203,7 @@ class _Run:
                        if n == len(schedule.rotations(deal)))
         pending_blocks = len(schedule.pairings) * schedule.deals - complete
         if self.sprt is not None:  # a resumed run: its stored games count towards the tests
-            for row in store.rows():
+            for row in store.iter_rows():
                 self._count_sprt(row, announce=False)
         self.retry: deque[Chunk] = deque()
         # games replayed after their worker died in a decision, each for that worker's
@@ -332,8 +332,10 @@ class _Run:
                     "output": str(self.config.output_dir), "scheduled": total_known,
                     "stored": len(self.done), "to_play": to_play, "workers": self.workers,
                     "backend": self.config.backend})
-        if self.logged is not None and self.events is not None:
-            for row in self.store.rows():
+        if self.logged is not None and self.events is not None \
+                and any(k not in self.logged for k in self.done):
+            # one row at a time: the records of a big tournament need not all be in memory
+            for row in self.store.iter_rows():
                 if row.key not in self.logged:
                     self._emit(self._game_event(row))
         log = worker_log(self.config)

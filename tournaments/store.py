@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -145,9 +145,13 @@ class Store:
 
     def rows(self) -> list[GameRow]:
         """Every game, ordered by key."""
+        return list(self.iter_rows())
+
+    def iter_rows(self) -> Iterator[GameRow]:
+        """Every game, ordered by key, read as it is asked for (records can be large)."""
         cur = self.conn.execute(f"SELECT {', '.join(COLUMNS)} FROM games "
                                 "ORDER BY pairing, deal, rotation")
-        return [GameRow.from_sql(r) for r in cur]
+        return (GameRow.from_sql(r) for r in cur)
 
     def count(self) -> int:
         return self.conn.execute("SELECT COUNT(*) FROM games").fetchone()[0]
