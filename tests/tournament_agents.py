@@ -99,3 +99,15 @@ class Sleepy(_Base):
         time.sleep(self.delay)
         rank = view.ranks.rank_of
         return sorted(view.hand, key=lambda c: (-rank[c], c))
+
+
+class Noisy(_Base):
+    """Plays like Weak and talks: print, sys.stderr and a raw write to descriptor 1."""
+
+    def order_hand(self, view, rng):
+        import sys
+
+        print(f"noisy stdout seat {view.seat}")
+        print(f"noisy stderr seat {view.seat}", file=sys.stderr)
+        os.write(1, b"noisy raw fd\n")
+        return list(view.hand)

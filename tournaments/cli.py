@@ -3,12 +3,18 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
+import os
 import sys
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from pyanitsa.config import add_set_argument
+
+if TYPE_CHECKING:
+    from pyanitsa.tournaments.config import TournamentConfig
+    from pyanitsa.tournaments.lock import FolderLock
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -53,7 +59,7 @@ class _Sink:
 
 def run_tournament_command(args: argparse.Namespace) -> int:
     from pyanitsa.tournaments.config import load_config
-    from pyanitsa.tournaments.runner import run_tournament
+    from pyanitsa.tournaments.lock import FolderLock
 
     config = load_config(args.config, args.overrides)
     rules = config.build_rules()
@@ -61,18 +67,28 @@ def run_tournament_command(args: argparse.Namespace) -> int:
         print(f"pyanitsa tournament: warning: classic rules with pickup_order: "
               f"{rules.pickup_order} leave the agents no decision; every game is decided by "
               "the deal (set pickup_order: agent)", file=sys.stderr)
+    # the folder is ours before anything in it is read or deleted, until the reports are out
+    with FolderLock.acquire(config.output_dir) as lock:
+        return _run_locked(args, config, lock)
+
+
+def _run_locked(args: argparse.Namespace, config: TournamentConfig, lock: FolderLock) -> int:
+    from pyanitsa.tournaments.runner import WORKER_LOG, run_tournament
+
     out: TextIO = sys.stdout
     sink = None
     events_file = None
+    logged = None
     if args.events == "-":
         sink = _Sink(sys.stdout)
         out = sys.stderr
     elif args.events:
-        events_file = open(args.events, "w", encoding="utf-8")  # noqa: SIM115
+        events_file, logged = open_events(Path(args.events), resume=args.resume)
         sink = _Sink(events_file)
     try:
         result = run_tournament(config, resume=args.resume, overwrite=args.overwrite,
-                                progress=not args.quiet, events=sink)
+                                progress=not args.quiet, events=sink, lock=lock,
+                                logged=logged)
     except KeyboardInterrupt:
         print(f"pyanitsa tournament: interrupted; the finished games are in "
               f"{config.output_dir}/ (continue with --resume)", file=sys.stderr)
@@ -84,7 +100,42 @@ def run_tournament_command(args: argparse.Namespace) -> int:
     if not args.quiet:
         print(f"{result.played} games played in {result.seconds:.1f} s; reports in "
               f"{config.output_dir}/", file=out)
+        if result.worker_output:
+            print(f"the agents wrote {result.worker_output} bytes of output: "
+                  f"{config.output_dir / WORKER_LOG}", file=out)
     return 0
+
+
+def open_events(path: Path, *, resume: bool) -> tuple[TextIO, set[tuple[int, int, int]] | None]:
+    """The ``--events`` file: emptied for a new run; for ``--resume``, appended to, with the
+    games whose events it holds (the run writes the other stored games' events once). A last
+    line a kill cut short is dropped first, so that every line stays one JSON object."""
+    if not resume:
+        return open(path, "w", encoding="utf-8"), None  # noqa: SIM115
+    logged: set[tuple[int, int, int]] = set()
+    complete = 0  # the length of the file up to its last whole line
+    with contextlib.suppress(FileNotFoundError), open(path, "rb") as fh:
+        for line in fh:
+            if not line.endswith(b"\n"):
+                break
+            complete += len(line)
+            key = _game_key(line)
+            if key is not None:
+                logged.add(key)
+    if path.is_file() and path.stat().st_size > complete:
+        os.truncate(path, complete)
+    return open(path, "a", encoding="utf-8"), logged  # noqa: SIM115
+
+
+def _game_key(line: bytes) -> tuple[int, int, int] | None:
+    """The key of a ``game`` event line; None for other events or lines not ours."""
+    try:
+        event = json.loads(line)
+        if event.get("event") == "game":
+            return int(event["pairing"]), int(event["deal"]), int(event["rotation"])
+    except (ValueError, TypeError, KeyError, AttributeError):
+        pass
+    return None
 
 
 def build_reports(folder: Path, *, quiet: bool, out: TextIO, records: str | None = None,

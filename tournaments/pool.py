@@ -19,6 +19,7 @@ import time
 import traceback
 from collections.abc import Sequence
 from multiprocessing.connection import Connection, wait
+from pathlib import Path
 from typing import Any
 
 from pyanitsa.agents.game import warm_up
@@ -49,8 +50,28 @@ def _torch_after_fork() -> None:
         torch.set_num_threads(1)
 
 
-def _worker_main(config_json: str, conn: Connection, values: Any, parent: int) -> None:
+def _capture_output(log: str) -> None:
+    """Send this worker's stdout and stderr to ``log``: Python's streams and descriptors 1 and
+    2 both, so C libraries and raw writes go there too. On the console an agent's prints would
+    garble the parent's progress bar and table. ``O_APPEND``: the workers share the file, and
+    each write lands whole at its end."""
+    fd = os.open(log, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+    os.dup2(fd, 1)
+    os.dup2(fd, 2)
+    os.close(fd)
+    # new streams on the descriptors: the inherited ones may not write to them (under pytest,
+    # for one); the parent flushed its buffers before forking, so nothing is written twice
+    sys.stdout = open(1, "w", encoding="utf-8", errors="replace", buffering=1,  # noqa: SIM115
+                      closefd=False)
+    sys.stderr = open(2, "w", encoding="utf-8", errors="replace", buffering=1,  # noqa: SIM115
+                      closefd=False)
+
+
+def _worker_main(config_json: str, conn: Connection, values: Any, parent: int,
+                 log: str | None) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
+    if log is not None:
+        _capture_output(log)
     _torch_after_fork()
     threading.Thread(target=_exit_with_parent, args=(parent,), daemon=True).start()
     status = DecisionStatus(values)
@@ -79,12 +100,12 @@ def _worker_main(config_json: str, conn: Connection, values: Any, parent: int) -
 
 
 class _Worker:
-    def __init__(self, ctx: Any, config_json: str) -> None:
+    def __init__(self, ctx: Any, config_json: str, log: str | None) -> None:
         self.conn, child = ctx.Pipe()
         self.values = ctx.Array("d", [-1.0, -1.0, -1.0, 0.0], lock=False)
         self.status = DecisionStatus(self.values)
         self.process = ctx.Process(target=_worker_main,
-                                   args=(config_json, child, self.values, os.getpid()),
+                                   args=(config_json, child, self.values, os.getpid(), log),
                                    daemon=True, name="pyanitsa-tournament-worker")
         self.process.start()
         child.close()
@@ -97,11 +118,13 @@ class LocalBackend:
     """Chunks handed to a worker at once, so it never waits for the parent."""
     name = "local"
 
-    def __init__(self, config_json: str, workers: int) -> None:
+    def __init__(self, config_json: str, workers: int, *, log: Path | None = None) -> None:
         method = "fork" if "fork" in multiprocessing.get_all_start_methods() \
             and sys.platform != "darwin" else "spawn"
         self.ctx = multiprocessing.get_context(method)
         self.config_json = config_json
+        self.log = None if log is None else str(log)
+        """Where the workers' stdout and stderr go (none: where the parent's go)."""
         self.workers: list[_Worker | None] = [None] * workers
 
     @property
@@ -115,7 +138,7 @@ class LocalBackend:
             if config.engine == "batch":
                 warm_up(config.build_rules(), config.players)
         for wid in self.ids:
-            self.workers[wid] = _Worker(self.ctx, self.config_json)
+            self.workers[wid] = _Worker(self.ctx, self.config_json, self.log)
 
     def _get(self, wid: int) -> _Worker:
         worker = self.workers[wid]
@@ -176,7 +199,7 @@ class LocalBackend:
         """Replace a worker that died."""
         w = self._get(wid)
         w.conn.close()
-        self.workers[wid] = _Worker(self.ctx, self.config_json)
+        self.workers[wid] = _Worker(self.ctx, self.config_json, self.log)
 
     def close(self) -> None:
         for w in self.workers:

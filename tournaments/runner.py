@@ -18,9 +18,13 @@ Failures:
 * A decision still running after ``kill_after`` seconds (``hang_timeout``, by default
   ``2 * time_limit + 5``) gets its worker killed; the agent forfeits that game (``timeout``),
   the worker is replaced and the other games of its chunks are handed out again.
-* A local worker that dies during a decision (a crash in the agent) forfeits that game for the
-  agent (``error``); a worker that dies elsewhere has its chunks retried once, and the run stops
-  with an error if the same chunk kills a worker again.
+* A worker that dies is not yet the deciding agent's fault (it may have been killed from
+  outside): the game it was deciding is replayed on its own in the worker started in its place,
+  with the same seeds, and only a second death in the same seat's decision of that game is the
+  agent's forfeit (``error``). Other games of its chunks are handed out again. A chunk a worker
+  died in twice outside any decision is retried game by game; the run stops only if one game,
+  played alone, kills two workers outside any decision, or workers die three times in a row
+  before playing anything (then no agent is to blame: the engine or the machine failed).
 """
 
 from __future__ import annotations
@@ -28,7 +32,7 @@ from __future__ import annotations
 import sys
 import time
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -36,6 +40,7 @@ from typing import Any
 from pyanitsa.agents.specs import make_agent
 from pyanitsa.tournaments.config import TournamentConfig, TournamentConfigError, TournamentError
 from pyanitsa.tournaments.games import GameRow, forfeit_row
+from pyanitsa.tournaments.lock import FolderLock
 from pyanitsa.tournaments.schedule import GameKey, Schedule
 from pyanitsa.tournaments.stats import Sprt, block_score
 from pyanitsa.tournaments.store import Store
@@ -45,6 +50,8 @@ FIRST_CHUNK = 16
 CHUNK_SECONDS = 0.25
 """The play time a chunk aims at once games have been timed."""
 MAX_CHUNK = 1024
+WORKER_LOG = "workers.log"
+"""Local workers' stdout and stderr, in the output folder."""
 
 EventSink = Callable[[dict[str, Any]], None]
 
@@ -68,6 +75,8 @@ class RunResult:
     seconds: float
     sprt: dict[int, str] = field(default_factory=dict)
     """Pairings stopped by the SPRT: pairing -> ``H0`` / ``H1``."""
+    worker_output: int = 0
+    """Bytes the workers (their agents, mostly) wrote to ``OUTPUT/workers.log`` in this run."""
 
 
 class SprtTracker:
@@ -124,53 +133,88 @@ def make_backend(config: TournamentConfig, workers: int) -> Any:
                                   "'ray' extra: pip install 'pyanitsa[ray]'") from None
         return RayBackend(config_json, workers, config.ray_address)
     from pyanitsa.tournaments.pool import LocalBackend
-    return LocalBackend(config_json, workers)
+    return LocalBackend(config_json, workers, log=worker_log(config))
+
+
+def worker_log(config: TournamentConfig) -> Path:
+    """Where local workers' stdout and stderr go: on the console, agents' prints would garble
+    the progress bar and the table."""
+    return config.output_dir.resolve() / WORKER_LOG
 
 
 def run_tournament(config: TournamentConfig, *, resume: bool = False, overwrite: bool = False,
                    progress: bool = False, events: EventSink | None = None,
-                   poll: float = 0.25) -> RunResult:
-    """Play (or finish) a tournament into ``config.output_dir``; see the module docstring."""
+                   poll: float = 0.25, lock: FolderLock | None = None,
+                   logged: set[tuple[int, int, int]] | None = None) -> RunResult:
+    """Play (or finish) a tournament into ``config.output_dir``; see the module docstring.
+
+    The run holds the output folder's lock (:mod:`~pyanitsa.tournaments.lock`) from before
+    the database is opened (or, with ``overwrite``, deleted) to its end; pass ``lock`` when
+    the caller holds it already (the CLI keeps it through the reports).
+
+    ``logged``: the games whose ``game`` events the sink holds already (a resumed run that
+    appends to its events file). Stored games missing from it, whose events a kill between a
+    commit and its events lost, are sent first, so the sink ends with each stored game once.
+    """
     start = time.perf_counter()
     config.build_rules()
     check_agents(config)
     schedule = Schedule.from_config(config)
-    store = Store.create(config.output_dir, config, resume=resume, overwrite=overwrite)
+    held = lock if lock is not None else FolderLock.acquire(config.output_dir)
     try:
-        return _Run(config, schedule, store, progress, events, poll).run(start)
+        store = Store.create(config.output_dir, config, resume=resume, overwrite=overwrite)
+        try:
+            return _Run(config, schedule, store, progress, events, poll,
+                        logged=logged).run(start)
+        finally:
+            store.close()
     finally:
-        store.close()
+        if lock is None:
+            held.release()
 
 
 class _Run:
     def __init__(self, config: TournamentConfig, schedule: Schedule, store: Store,
-                 progress: bool, events: EventSink | None, poll: float) -> None:
+                 progress: bool, events: EventSink | None, poll: float, *,
+                 logged: set[tuple[int, int, int]] | None = None) -> None:
         self.config = config
         self.schedule = schedule
         self.store = store
         self.events = events
         self.poll = poll
+        self.logged = logged
         self.show_progress = progress
         self.names = config.names
         self.done = store.keys()
         self.sprt = SprtTracker(config, schedule) if config.sprt is not None else None
         self.bar: Any = None
-        # the games still to play, block by block in hand-out order
-        self.todo: deque[list[GameKey]] = deque()
-        self.unissued: dict[int, int] = dict.fromkeys(range(len(schedule.pairings)), 0)
-        for pairing, deal in schedule.blocks():
-            keys = [k for k in schedule.block(pairing, deal) if k not in self.done]
-            if keys:
-                self.todo.append(keys)
-                self.unissued[pairing] += len(keys)
+        # the games still to play, block by block in hand-out order: generated as they are
+        # handed out (``deals`` may be huge), counted from the stored keys alone
+        self.todo: Iterator[list[GameKey]] = schedule.missing(self.done)
+        stored = [k for k in self.done if k.deal < schedule.deals]
+        per_pairing = schedule.deals * schedule.block_size
+        self.unissued: dict[int, int] = dict.fromkeys(range(len(schedule.pairings)), per_pairing)
+        for key in stored:
+            self.unissued[key.pairing] -= 1
+        blocks: dict[tuple[int, int], int] = {}
+        for key in stored:
+            blocks[key.pairing, key.deal] = blocks.get((key.pairing, key.deal), 0) + 1
+        complete = sum(1 for (_, deal), n in blocks.items()
+                       if n == len(schedule.rotations(deal)))
+        pending_blocks = len(schedule.pairings) * schedule.deals - complete
         if self.sprt is not None:  # a resumed run: its stored games count towards the tests
-            for row in store.rows():
+            for row in store.iter_rows():
                 self._count_sprt(row, announce=False)
         self.retry: deque[Chunk] = deque()
+        # games replayed after their worker died in a decision, each for that worker's
+        # successor; deaths counted per (game, seat deciding)
+        self.pinned: dict[int, deque[Chunk]] = {}
+        self.deaths: dict[tuple[GameKey, int], int] = {}
+        self.idle_deaths = 0
         self.chunk_ids = iter(range(1 << 62))
         self.played = 0
         remaining = self.left
-        workers = max(1, min(config.workers, len(self.todo)))
+        workers = max(1, min(config.workers, pending_blocks))
         # at least 8 chunks per worker, so the last ones balance; SPRT stops need small chunks
         self.max_chunk = max(1, min(MAX_CHUNK, remaining // (workers * 8)))
         if config.sprt is not None:
@@ -219,17 +263,20 @@ class _Run:
                         "agents": [self.names[a], self.names[b]], "decision": decision,
                         "llr": test.llr, "blocks": test.n, "score": test.mean})
 
-    def _next_chunk(self) -> Chunk | None:
-        while self.retry:
-            chunk = self.retry.popleft()
-            chunk.keys = [k for k in chunk.keys if not self._stopped(k.pairing)]
-            if chunk.keys:
-                return chunk
+    def _next_chunk(self, wid: int) -> Chunk | None:
+        for queue in (self.pinned[wid], self.retry):
+            while queue:
+                chunk = queue.popleft()
+                chunk.keys = [k for k in chunk.keys if not self._stopped(k.pairing)]
+                if chunk.keys:
+                    return chunk
         keys: list[GameKey] = []
         # guided: near the end, chunks shrink so the workers finish together
         size = min(self.chunk_games, max(1, self.left // (4 * self.workers)))
-        while self.todo and len(keys) < size:
-            block = self.todo.popleft()
+        while len(keys) < size and self.left:  # left: not through 10**12 stopped blocks
+            block = next(self.todo, None)
+            if block is None:
+                break
             pairing = block[0].pairing
             if self._stopped(pairing):
                 continue
@@ -285,6 +332,14 @@ class _Run:
                     "output": str(self.config.output_dir), "scheduled": total_known,
                     "stored": len(self.done), "to_play": to_play, "workers": self.workers,
                     "backend": self.config.backend})
+        if self.logged is not None and self.events is not None \
+                and any(k not in self.logged for k in self.done):
+            # one row at a time: the records of a big tournament need not all be in memory
+            for row in self.store.iter_rows():
+                if row.key not in self.logged:
+                    self._emit(self._game_event(row))
+        log = worker_log(self.config)
+        log_before = _size(log)
         if to_play:
             backend = make_backend(self.config, self.workers)
             try:
@@ -301,17 +356,18 @@ class _Run:
         self._emit({"event": "finish", "played": self.played, "games": games,
                     "seconds": seconds})
         return RunResult(self.config.output_dir, self.played, games, seconds,
-                         self.decisions)
+                         self.decisions, _size(log) - log_before)
 
     def _loop(self, backend: Any) -> None:
         inflight: dict[int, list[Chunk]] = {wid: [] for wid in backend.ids}
+        self.pinned = {wid: deque() for wid in backend.ids}
         kill_after = self.config.kill_after
         last_check = time.monotonic()
         check_every = 0.0 if backend.name == "local" else max(1.0, (kill_after or 0) / 4)
         while True:
             for wid in backend.ids:
                 while len(inflight[wid]) < backend.depth:
-                    chunk = self._next_chunk()
+                    chunk = self._next_chunk(wid)
                     if chunk is None:
                         break
                     backend.submit(wid, chunk.id, chunk.keys)
@@ -323,6 +379,7 @@ class _Run:
                 if kind == "done":
                     chunk_id, rows = message[2], message[3]
                     inflight[wid] = [c for c in inflight[wid] if c.id != chunk_id]
+                    self.idle_deaths = 0
                     self._store(rows)
                 elif kind == "failed":
                     raise TournamentError(f"worker {wid} failed: {message[3].strip()}")
@@ -348,31 +405,91 @@ class _Run:
 
     def _lost(self, backend: Any, wid: int, inflight: dict[int, list[Chunk]], snap: Any,
               kind: str, what: str) -> None:
-        """A worker is gone with its chunks: score the decision it died in, requeue the rest."""
+        """A worker is gone with its chunks; score or replay the decision it was in, hand the
+        other games out again.
+
+        A hang (``timeout``) is the deciding agent's forfeit at once: the parent timed it. A
+        death is no evidence against the agent yet (anything may kill a worker from outside),
+        so that game is replayed on its own in the fresh worker, with the same seeds; only a
+        second death in the same seat's decision of that game is the agent's forfeit.
+        """
         chunks, inflight[wid] = inflight[wid], []
-        self._emit({"event": "worker", "worker": wid, "what": kind, "detail": what})
-        blamed: GameKey | None = None
-        if snap is not None and snap.seat >= 0:
-            for chunk in chunks:
-                if chunk.id == snap.chunk and 0 <= snap.position < len(chunk.keys):
-                    blamed = chunk.keys[snap.position]
-        if blamed is not None:
-            seat = snap.seat
-            name = self.names[self.schedule.seats(blamed)[seat]]
-            row = forfeit_row(self.schedule, blamed, seat, kind,
-                              f"seat {seat}: agent {name!r}: {what}")
-            self._store([row.to_sql()])
+        deciding = _deciding(chunks, snap)
+        action = "retry"
+        if deciding is not None:
+            key, seat = deciding
+            strikes = self.deaths[deciding] = self.deaths.get(deciding, 0) + 1
+            if kind == "timeout" or strikes >= 2:
+                name = self.names[self.schedule.seats(key)[seat]]
+                again = "" if kind == "timeout" else \
+                    "; it died in this decision twice, the second time replayed in a fresh worker"
+                row = forfeit_row(self.schedule, key, seat, kind,
+                                  f"seat {seat}: agent {name!r}: {what}{again}")
+                self._store([row.to_sql()])
+                action = "forfeit"
+            else:
+                self.pinned[wid].append(Chunk(next(self.chunk_ids), [key]))
+                action = "replay"
+        self._emit({"event": "worker", "worker": wid, "what": kind, "detail": what,
+                    "game": None if deciding is None else list(deciding[0]),
+                    "seat": None if deciding is None else deciding[1], "action": action})
+        self._requeue(chunks, None if deciding is None else deciding[0],
+                      None if deciding is not None else _running(chunks, snap), what)
+
+    def _requeue(self, chunks: list[Chunk], replayed: GameKey | None, struck: int | None,
+                 what: str) -> None:
+        """Hand the unfinished games of lost chunks out again. ``struck`` is the chunk the
+        worker died in outside any decision: twice, and its games are tried one by one; a
+        single game that kills two workers on its own, outside any decision, stops the run
+        (no agent was deciding: the engine or the machine failed)."""
+        if struck is None:
+            self.idle_deaths += 1
+            if self.idle_deaths >= 3:
+                raise TournamentError(f"workers died {self.idle_deaths} times in a row before "
+                                      f"playing a game ({what}); fix the cause and continue "
+                                      "with --resume")
         for chunk in reversed(chunks):
-            chunk.keys = [k for k in chunk.keys if k != blamed and k not in self.done]
-            if blamed is None:
-                chunk.crashes += 1
-                if chunk.crashes >= 2:
-                    raise TournamentError(
-                        f"a {backend.name} worker died twice on the games "
-                        f"{[tuple(k) for k in chunk.keys[:4]]}...: {what}; fix the cause and "
-                        "continue with --resume")
-            if chunk.keys:
+            chunk.keys = [k for k in chunk.keys if k != replayed and k not in self.done]
+            if not chunk.keys:
+                continue
+            if chunk.id != struck:
                 self.retry.appendleft(chunk)
+                continue
+            chunk.crashes += 1
+            if chunk.crashes < 2:
+                self.retry.appendleft(chunk)
+            elif len(chunk.keys) > 1:
+                self.retry.extendleft(Chunk(next(self.chunk_ids), [k])
+                                      for k in reversed(chunk.keys))
+            else:
+                raise TournamentError(
+                    f"game {tuple(chunk.keys[0])} killed its worker twice on its own, outside "
+                    f"any agent decision ({what}); fix the cause and continue with --resume")
+
+
+def _deciding(chunks: list[Chunk], snap: Any) -> tuple[GameKey, int] | None:
+    """The game and seat whose decision a worker was in, from its last snapshot."""
+    if snap is None or snap.seat < 0:
+        return None
+    for chunk in chunks:
+        if chunk.id == snap.chunk and 0 <= snap.position < len(chunk.keys):
+            return chunk.keys[snap.position], snap.seat
+    return None
+
+
+def _running(chunks: list[Chunk], snap: Any) -> int | None:
+    """The chunk a worker was playing when it died outside a decision: its snapshot's, or
+    with no snapshot (Ray) the oldest in flight, since a worker plays its chunks in order."""
+    if snap is None:
+        return chunks[0].id if chunks else None
+    return snap.chunk if any(c.id == snap.chunk for c in chunks) else None
+
+
+def _size(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except OSError:
+        return 0
 
 
 def _progress_bar(total: int, initial: int, name: str, show: bool) -> Any:

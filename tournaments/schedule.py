@@ -10,7 +10,7 @@ backend, which is why any schedule of the same keys gives the same games.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterator, Sequence
+from collections.abc import Container, Iterator, Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
 
@@ -90,6 +90,14 @@ class Schedule:
         for deal in range(self.deals):
             for p in range(len(self.pairings)):
                 yield p, deal
+
+    def missing(self, done: Container[GameKey]) -> Iterator[list[GameKey]]:
+        """The games not in ``done``, block by block in hand-out order, made as they are asked
+        for: ``deals`` has no memory cost up front."""
+        for pairing, deal in self.blocks():
+            keys = [k for k in self.block(pairing, deal) if k not in done]
+            if keys:
+                yield keys
 
     def seats(self, key: GameKey) -> tuple[int, ...]:
         return self.pairings[key.pairing].seats(key.rotation)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -65,6 +65,7 @@ class Store:
         """Open the database of ``folder`` for ``config``: new, or resumed if ``resume``."""
         folder.mkdir(parents=True, exist_ok=True)
         path = folder / DB_NAME
+        _check_file(path)  # before --overwrite: a directory of that name is not ours to delete
         if overwrite:
             for suffix in ("", "-wal", "-shm"):
                 Path(f"{path}{suffix}").unlink(missing_ok=True)
@@ -96,7 +97,8 @@ class Store:
     def open(cls, folder: Path) -> Store:
         """Open an existing database read-mostly (for reports)."""
         path = Path(folder) / DB_NAME
-        if not path.is_file():
+        _check_file(path)
+        if not path.exists():
             raise TournamentStoreError(f"{folder}: no {DB_NAME} (not a tournament output "
                                        "folder)")
         store = cls(path, _connect(path))
@@ -116,7 +118,11 @@ class Store:
     # -- reading and writing --------------------------------------------------------------------
 
     def meta(self) -> dict[str, str]:
-        return dict(self.conn.execute("SELECT key, value FROM meta"))
+        try:
+            return dict(self.conn.execute("SELECT key, value FROM meta"))
+        except sqlite3.DatabaseError as exc:  # an SQLite file with a table of that name
+            self.close()
+            raise _not_ours(self.path, exc) from None
 
     def config(self) -> TournamentConfig:
         return TournamentConfig.model_validate_json(self.meta()["config"])
@@ -139,9 +145,13 @@ class Store:
 
     def rows(self) -> list[GameRow]:
         """Every game, ordered by key."""
+        return list(self.iter_rows())
+
+    def iter_rows(self) -> Iterator[GameRow]:
+        """Every game, ordered by key, read as it is asked for (records can be large)."""
         cur = self.conn.execute(f"SELECT {', '.join(COLUMNS)} FROM games "
                                 "ORDER BY pairing, deal, rotation")
-        return [GameRow.from_sql(r) for r in cur]
+        return (GameRow.from_sql(r) for r in cur)
 
     def count(self) -> int:
         return self.conn.execute("SELECT COUNT(*) FROM games").fetchone()[0]
@@ -160,11 +170,29 @@ _INSERT = (f"INSERT OR IGNORE INTO games ({', '.join(COLUMNS)}) "
            f"VALUES ({', '.join('?' * len(COLUMNS))})")
 
 
+def _check_file(path: Path) -> None:
+    if path.exists() and not path.is_file():
+        raise TournamentStoreError(f"{path}: is not a file (a tournament database is one "
+                                   "SQLite file); move it away or choose another output")
+
+
+def _not_ours(path: Path, exc: sqlite3.Error) -> TournamentStoreError:
+    return TournamentStoreError(f"{path}: not a tournament database ({exc}); move it away, "
+                                "or start again with --overwrite")
+
+
 def _connect(path: Path) -> sqlite3.Connection:
-    conn = sqlite3.connect(path, timeout=30, isolation_level="DEFERRED")
-    conn.execute("PRAGMA journal_mode=WAL")
-    # WAL + NORMAL: a killed process never loses a committed transaction (only a power cut can
-    # lose the last ones, and even then the database stays consistent).
-    conn.execute("PRAGMA synchronous=NORMAL")
-    conn.executescript(_SCHEMA)
+    try:
+        conn = sqlite3.connect(path, timeout=30, isolation_level="DEFERRED")
+    except sqlite3.Error as exc:
+        raise _not_ours(path, exc) from None
+    try:
+        conn.execute("PRAGMA journal_mode=WAL")
+        # WAL + NORMAL: a killed process never loses a committed transaction (only a power cut
+        # can lose the last ones, and even then the database stays consistent).
+        conn.execute("PRAGMA synchronous=NORMAL")
+        conn.executescript(_SCHEMA)
+    except sqlite3.DatabaseError as exc:  # garbage bytes, or another program's database
+        conn.close()
+        raise _not_ours(path, exc) from None
     return conn
