@@ -21,6 +21,7 @@ from typing import Literal
 
 import numpy as np
 
+from pyanitsa.agents.orders import check_order
 from pyanitsa.agents.protocol import Agent, hand_view, pickup_view
 from pyanitsa.cards import Card, Seat
 from pyanitsa.classic import ClassicGame, PickupRequest
@@ -57,21 +58,6 @@ class GameOutcome:
 def seat_rng(game_seed: int, seat: Seat) -> np.random.Generator:
     """The agent RNG of a seat in a game: independent of the deal and of other seats."""
     return np.random.default_rng(derive_seed(game_seed, _AGENT_STREAM, seat))
-
-
-def check_order(chosen: Sequence[Card], given: Sequence[Card], what: str,
-                rules: Rules) -> list[Card]:
-    """``chosen`` as a list if it is a permutation of ``given``; else IllegalActionError."""
-    try:
-        out = [int(c) for c in chosen]
-    except (TypeError, ValueError):
-        raise IllegalActionError(f"{what}: {chosen!r} is not a list of cards") from None
-    if sorted(out) != sorted(given):
-        deck = rules.deck
-        shown = " ".join(deck.card_name(c) if 0 <= c < deck.size else f"<{c}>" for c in out)
-        raise IllegalActionError(f"{what}: [{shown}] is not a permutation of "
-                                 f"[{deck.format_cards(sorted(given))}]")
-    return out
 
 
 class _Referee:
