@@ -21,6 +21,7 @@ from typing import Literal
 
 import numpy as np
 
+from pyanitsa.agents.guard import AgentRaised, call_agent, watching_interrupts
 from pyanitsa.agents.orders import check_order
 from pyanitsa.agents.protocol import Agent, hand_view, pickup_view
 from pyanitsa.cards import Card, Seat
@@ -75,26 +76,38 @@ class _Referee:
         agent = self.agents[seat]
         start = time.perf_counter()
         try:
-            chosen = getattr(agent, method)(view, self.rngs[seat])
-        except Exception as exc:  # any agent bug is a forfeit, not a crash of the caller
-            raise AgentFailure(seat, "error", f"{_label(agent)} raised "
-                                              f"{type(exc).__name__}: {exc}") from exc
+            chosen = call_agent(_decide, agent, method, view, self.rngs[seat])
+        except AgentRaised as exc:  # anything an agent raises is a forfeit, not a crash of ours
+            raise AgentFailure(seat, "error", f"{_label(agent)} raised {exc}") from exc.exc
         elapsed = time.perf_counter() - start
         if self.time_limit is not None and elapsed > self.time_limit:
             raise AgentFailure(seat, "timeout", f"{_label(agent)} took {elapsed:.3f} s, over "
                                                 f"the {self.time_limit:g} s limit")
-        try:
-            return check_order(chosen, given, f"{_label(agent)} {what}", self.rules)
-        except IllegalActionError as exc:
-            raise AgentFailure(seat, "illegal", str(exc)) from None
+        try:  # guarded too: describing a refused value may touch the agent's own classes
+            return call_agent(check_order, chosen, given, what, self.rules)
+        except AgentRaised as exc:
+            detail = (str(exc.exc) if isinstance(exc.exc, IllegalActionError)
+                      else f"{what}: checking the answer raised {exc}")
+            raise AgentFailure(seat, "illegal", f"{_label(agent)} {detail}") from None
 
     def pickup(self, request: PickupRequest) -> list[Card]:
         return self.ask(request.seat, "order_pickup", pickup_view(request), request.cards,
                         "pickup order")
 
 
+def _decide(agent: Agent, method: str, view: object, rng: np.random.Generator) -> object:
+    return getattr(agent, method)(view, rng)
+
+
 def _label(agent: Agent) -> str:
-    return f"agent {getattr(agent, 'name', type(agent).__name__)!r}"
+    """``agent 'NAME'`` for messages; a ``name`` that raises or is not a string is replaced by
+    the class name."""
+    try:
+        name = call_agent(getattr, agent, "name", None)
+    except AgentRaised:
+        name = None
+    shown = name if type(name) is str else type(agent).__name__
+    return f"agent {shown!r}"
 
 
 def prepare_game(rules: Rules, agents: Sequence[Agent], seed: int, *,
@@ -138,20 +151,21 @@ def play_games(rules: Rules, seatings: Sequence[Sequence[Agent]], seeds: Sequenc
         raise ValueError(f"{len(seatings)} seatings for {len(seeds)} seeds")
     out: list[Timed | None] = [None] * len(seeds)
     pending: list[tuple[int, Record, float]] = []
-    for i, (agents, seed) in enumerate(zip(seatings, seeds, strict=True)):
-        if before is not None:
-            before(i)
-        start = time.perf_counter()
-        try:
-            record = (prepare_game(rules, agents, seed, time_limit=time_limit)
-                      if engine == "batch" else None)
-            if record is None:
-                outcome = play_game(rules, agents, seed, time_limit=time_limit)
-                out[i] = Timed(outcome, time.perf_counter() - start)
-            else:
-                pending.append((i, record, time.perf_counter() - start))
-        except AgentFailure as failure:
-            out[i] = Timed(failure, time.perf_counter() - start)
+    with watching_interrupts():  # once for the run, not per decision (a few µs each)
+        for i, (agents, seed) in enumerate(zip(seatings, seeds, strict=True)):
+            if before is not None:
+                before(i)
+            start = time.perf_counter()
+            try:
+                record = (prepare_game(rules, agents, seed, time_limit=time_limit)
+                          if engine == "batch" else None)
+                if record is None:
+                    outcome = play_game(rules, agents, seed, time_limit=time_limit)
+                    out[i] = Timed(outcome, time.perf_counter() - start)
+                else:
+                    pending.append((i, record, time.perf_counter() - start))
+            except AgentFailure as failure:
+                out[i] = Timed(failure, time.perf_counter() - start)
     if pending:
         from pyanitsa.batch import play_records
 
@@ -193,6 +207,12 @@ def play_game(rules: Rules, agents: Sequence[Agent], seed: int, *, log: bool = F
     Tactical: each agent orders its hand. Classic: agents choose pickups when the rules say
     ``pickup_order: agent`` (otherwise the game needs no decisions).
     """
+    with watching_interrupts():  # once for the game, not per pickup
+        return _play_game(rules, agents, seed, log=log, time_limit=time_limit)
+
+
+def _play_game(rules: Rules, agents: Sequence[Agent], seed: int, *, log: bool,
+               time_limit: float | None) -> GameOutcome:
     record = prepare_game(rules, agents, seed, time_limit=time_limit)
     if record is not None:
         game = record.game(log=log)

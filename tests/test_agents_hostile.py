@@ -1,19 +1,50 @@
 """Hostile agents (issue 12): nothing an in-process agent returns, raises or does to what it is
 handed reaches the game, another game or a stored record.
 
-* lenient answers: only integers forming an exact permutation are orders;
+* any BaseException an agent raises (SystemExit, KeyboardInterrupt, sys.exit()) is its
+  forfeit, while a real Ctrl-C of the user still stops the run;
+* lenient answers: only integers forming an exact permutation are orders.
+
+Agents by spec come from tests/hostile_agents.py (``hostile_agents:Class``).
 """
 
 from __future__ import annotations
 
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
 import numpy as np
 import pytest
 
-from pyanitsa.agents import AgentFailure, BaseAgent, check_order, play_game
+from pyanitsa.agents import (
+    AgentFailure,
+    AgentSpecError,
+    BaseAgent,
+    check_order,
+    make_agent,
+    play_game,
+)
+from pyanitsa.cli import main
 from pyanitsa.errors import IllegalActionError
 from pyanitsa.rules import preset
 
+TESTS = Path(__file__).resolve().parent
 TACTICAL = preset("tactical")
+PICKUP = preset("classic-ru", pickup_order="agent", max_rounds=300)
+
+
+@pytest.fixture(autouse=True)
+def hostile_agents(monkeypatch):
+    """``hostile_agents:Class`` specs import here and in forked workers."""
+    monkeypatch.syspath_prepend(str(TESTS))
+
+
+def H(cls: str, name: str | None = None) -> dict[str, str]:
+    return {"name": name or cls.split("(")[0].lower(), "spec": f"hostile_agents:{cls}"}
 
 
 class Answers(BaseAgent):
@@ -29,6 +60,99 @@ class Answers(BaseAgent):
 class Descending(BaseAgent):
     def order_hand(self, view, rng):
         return list(reversed(view.hand))
+
+
+# -- BaseException from an agent (finding 1) -------------------------------------------------------
+
+
+@pytest.mark.parametrize(("spec", "raised"), [
+    ("hostile_agents:Exiting", "SystemExit: 7"),
+    ("hostile_agents:Interrupting", "KeyboardInterrupt"),
+    ("hostile_agents:BaseRaising", "Boom: no Exception here"),
+])
+@pytest.mark.parametrize("rules", [TACTICAL, PICKUP], ids=["hand", "pickup"])
+def test_any_base_exception_of_an_agent_is_its_forfeit(spec, raised, rules):
+    if rules is PICKUP and "BaseRaising" in spec:
+        pytest.skip("BaseRaising makes hand decisions only")
+    with pytest.raises(AgentFailure) as info:
+        play_game(rules, [make_agent("hostile_agents:_Base"), make_agent(spec)], seed=1)
+    assert info.value.seat == 1 and info.value.kind == "error"
+    assert f"raised {raised}" in str(info.value)
+
+
+def test_an_agent_that_exits_in_its_constructor_is_a_bad_spec():
+    with pytest.raises(AgentSpecError, match=r"hostile_agents:ExitingAtBirth.*SystemExit: 5"):
+        make_agent("hostile_agents:ExitingAtBirth")
+
+
+def test_a_real_interrupt_during_a_decision_still_stops_play():
+    """SIGINT delivered by the signal (as a terminal's Ctrl-C is) is the user's, even when the
+    deciding agent catches the KeyboardInterrupt and answers."""
+    for spec in ("hostile_agents:SignalsItself", "hostile_agents:SignalsItself(swallow=True)"):
+        with pytest.raises(KeyboardInterrupt):
+            play_game(TACTICAL, [make_agent("hostile_agents:_Base"), make_agent(spec)], seed=1)
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # put back
+
+
+def test_play_and_simulate_report_an_exiting_agent_in_one_line(capsys):
+    for argv in (["play", "--preset", "tactical"],
+                 ["simulate", "--preset", "tactical", "--games", "5"]):
+        code = main([*argv, "--agents", "descending,hostile_agents:Exiting"])
+        err = capsys.readouterr().err
+        assert code == 2, argv
+        assert err.count("\n") == 1 and "raised SystemExit: 7" in err, err
+
+
+def _tournament(tmp_path, agents, **fields):
+    from pyanitsa.tournaments.config import parse_config
+
+    return parse_config({"name": "h", "rules": {"preset": "tactical"}, "deals": 1, "seed": 2,
+                         "bootstrap": 0, "workers": 2, "output": str(tmp_path / "out"),
+                         "agents": agents, **fields})
+
+
+def test_exiting_and_interrupting_agents_forfeit_only_their_own_games(tmp_path):
+    from pyanitsa.tournaments.runner import run_tournament
+    from pyanitsa.tournaments.stats import summarize
+    from pyanitsa.tournaments.store import Store
+
+    config = _tournament(tmp_path, [H("_Base", "plain"), H("Exiting"), H("Interrupting"),
+                                    H("BaseRaising")])
+    result = run_tournament(config)
+    assert result.games == 12
+    with Store.open(config.output_dir) as store:
+        rows = store.rows()
+    plain, *bad = summarize(config, rows).agents
+    assert plain.forfeits == {} and plain.points == 6.0
+    # seats answer in order: a bad agent forfeits against plain, and in seat 0 against another
+    assert [b.forfeits for b in bad] == [{"error": 4}] * 3
+    reasons = " ".join(r.forfeit_reason for r in rows if r.forfeit_reason)
+    for what in ("SystemExit: 7", "KeyboardInterrupt", "Boom"):
+        assert what in reasons
+
+
+def test_ctrl_c_stops_a_tournament_cleanly_and_resume_finishes_it(tmp_path):
+    """A terminal's Ctrl-C reaches the whole process group: the workers ignore it and the
+    parent stops the run (exit 130); --resume plays the rest."""
+    import yaml
+
+    path = tmp_path / "t.yaml"
+    path.write_text(yaml.safe_dump({
+        "name": "c", "agents": [H("Sleepy(delay=0.02)", "a"), H("Sleepy(delay=0.02)", "b")],
+        "rules": {"preset": "tactical"}, "deals": 200, "workers": 2, "bootstrap": 0,
+        "output": str(tmp_path / "out")}))
+    env = {**os.environ, "PYTHONPATH": str(TESTS)}
+    cmd = [sys.executable, "-m", "pyanitsa", "tournament", str(path), "--quiet"]
+    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                            text=True, start_new_session=True)
+    time.sleep(4)
+    os.killpg(proc.pid, signal.SIGINT)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err
+    assert "interrupted" in err and "--resume" in err
+    again = subprocess.run([*cmd, "--resume"], env=env, capture_output=True, text=True,
+                           timeout=300)
+    assert again.returncode == 0, again.stderr
 
 
 # -- lenient answers (finding 7) ------------------------------------------------------------------

@@ -1,0 +1,92 @@
+"""Hostile agents for tests/test_agents_hostile.py, named by spec as ``hostile_agents:Class``.
+
+The tests put this folder on ``sys.path`` (and ``PYTHONPATH`` for subprocesses), so the specs
+import in tournament workers too. Each misbehaves in one way; the tests check that only its own
+games suffer.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import sys
+import time
+
+
+class _Base:
+    spec = ""
+
+    @property
+    def name(self) -> str:
+        return self.spec or type(self).__name__
+
+    def order_hand(self, view, rng):
+        return list(view.hand)
+
+    def order_pickup(self, view, rng):
+        return list(view.cards)
+
+
+class Exiting(_Base):
+    """Calls ``sys.exit(7)`` in every decision."""
+
+    def order_hand(self, view, rng):
+        sys.exit(7)
+
+    def order_pickup(self, view, rng):
+        sys.exit(7)
+
+
+class Interrupting(_Base):
+    """Raises KeyboardInterrupt itself (no signal) in every decision."""
+
+    def order_hand(self, view, rng):
+        raise KeyboardInterrupt
+
+    def order_pickup(self, view, rng):
+        raise KeyboardInterrupt
+
+
+class BaseRaising(_Base):
+    """Raises a bare BaseException subclass of its own."""
+
+    class Boom(BaseException):
+        pass
+
+    def order_hand(self, view, rng):
+        raise self.Boom("no Exception here")
+
+
+class ExitingAtBirth(_Base):
+    """Calls ``sys.exit(5)`` in its constructor."""
+
+    def __init__(self) -> None:
+        sys.exit(5)
+
+
+class SignalsItself(_Base):
+    """Sends SIGINT to its own process during a decision, as a user's Ctrl-C would arrive,
+    then waits for it (or, with ``swallow=True``, catches the KeyboardInterrupt and answers)."""
+
+    def __init__(self, swallow: bool = False) -> None:
+        self.swallow = swallow
+
+    def order_hand(self, view, rng):
+        try:
+            os.kill(os.getpid(), signal.SIGINT)
+            time.sleep(2)
+        except KeyboardInterrupt:
+            if not self.swallow:
+                raise
+        return list(view.hand)
+
+
+class Sleepy(_Base):
+    """Answers after ``delay`` seconds (so a run lasts long enough to be interrupted)."""
+
+    def __init__(self, delay: float = 0.01) -> None:
+        self.delay = delay
+
+    def order_hand(self, view, rng):
+        time.sleep(self.delay)
+        return list(view.hand)
