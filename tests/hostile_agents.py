@@ -7,6 +7,7 @@ games suffer.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import sys
@@ -90,3 +91,41 @@ class Sleepy(_Base):
     def order_hand(self, view, rng):
         time.sleep(self.delay)
         return list(view.hand)
+
+
+class Strong(_Base):
+    """Strongest card first (deterministic)."""
+
+    def order_hand(self, view, rng):
+        rank = view.ranks.rank_of
+        return sorted(view.hand, key=lambda c: (-rank[c], c))
+
+
+class Vandal(_Base):
+    """Writes to everything its view reaches (the view, its rules, their deck, the rank table),
+    then plays like _Base."""
+
+    def order_hand(self, view, rng):
+        order = list(view.hand)
+        vandalise(view)
+        return order
+
+    def order_pickup(self, view, rng):
+        order = list(view.cards)
+        vandalise(view)
+        return order
+
+
+def vandalise(view) -> None:
+    rules = view.rules
+    ranks = view.ranks
+    for key, value in (("misere", not rules.misere), ("max_rounds", 1),
+                       ("weakest_beats_ace", not rules.weakest_beats_ace)):
+        object.__setattr__(rules, key, value)
+    deck = rules.deck
+    deck.__dict__["values"] = tuple(reversed(deck.values))
+    object.__setattr__(deck, "ranks", deck.ranks + 1)
+    for key in ("rank_of", "counts"):
+        with contextlib.suppress(AttributeError):  # a table that cannot be written to
+            object.__setattr__(ranks, key, tuple(reversed(getattr(ranks, key))))
+    object.__setattr__(view, "seat", 99)

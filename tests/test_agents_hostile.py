@@ -3,6 +3,8 @@ handed reaches the game, another game or a stored record.
 
 * any BaseException an agent raises (SystemExit, KeyboardInterrupt, sys.exit()) is its
   forfeit, while a real Ctrl-C of the user still stops the run;
+* views and the rules they carry are copies per call: writing to them reaches no other game
+  and no stored record;
 * lenient answers: only integers forming an exact permutation are orders.
 
 Agents by spec come from tests/hostile_agents.py (``hostile_agents:Class``).
@@ -30,7 +32,7 @@ from pyanitsa.agents import (
 )
 from pyanitsa.cli import main
 from pyanitsa.errors import IllegalActionError
-from pyanitsa.rules import preset
+from pyanitsa.rules import Rules, preset
 
 TESTS = Path(__file__).resolve().parent
 TACTICAL = preset("tactical")
@@ -153,6 +155,56 @@ def test_ctrl_c_stops_a_tournament_cleanly_and_resume_finishes_it(tmp_path):
     again = subprocess.run([*cmd, "--resume"], env=env, capture_output=True, text=True,
                            timeout=300)
     assert again.returncode == 0, again.stderr
+
+
+# -- writing to the view (finding 2) -------------------------------------------------------------
+
+
+@pytest.mark.parametrize("rules", [TACTICAL, PICKUP, preset("tactical-52", misere=True)],
+                         ids=["tactical", "pickup", "misere"])
+def test_writing_to_a_view_reaches_no_other_game_and_no_record(rules):
+    from pyanitsa.agents.game import play_games
+
+    vandal, plain = make_agent("hostile_agents:Vandal"), make_agent("hostile_agents:_Base")
+    strong = make_agent("hostile_agents:Strong")
+    seeds = list(range(12))
+    lineups = [[vandal, plain] if i % 3 == 0 else [strong, plain] for i in seeds]
+    clean_lineups = [[plain, plain] if i % 3 == 0 else [strong, plain] for i in seeds]
+    played = play_games(rules, lineups, seeds)
+    clean = play_games(rules, clean_lineups, seeds)
+    clean_json = rules.to_options()
+    for i, (got, want) in enumerate(zip(played, clean, strict=True)):
+        assert got.outcome.record.rules == rules and got.outcome.record.rules.to_options() \
+            == clean_json, i
+        assert got.outcome.result == want.outcome.result, i  # the vandal plays like plain
+    assert rules == Rules.from_options({"mode": rules.mode, "deck": rules.deck.to_json(),
+                                        **clean_json})
+
+
+def test_writing_to_a_view_changes_no_other_tournament_game(tmp_path):
+    from pyanitsa.tournaments.runner import run_tournament
+    from pyanitsa.tournaments.store import Store
+
+    rows = {}
+    for who in ("Vandal", "_Base"):
+        config = _tournament(tmp_path / who, [H(who, "x"), H("Strong"), H("_Base", "plain")],
+                             deals=3, workers=1)
+        run_tournament(config)
+        with Store.open(config.output_dir) as store:
+            rows[who] = [r.deterministic() for r in store.rows()]
+    assert rows["Vandal"] == rows["_Base"]  # the vandal plays like _Base, and nothing else moved
+
+
+def test_a_view_costs_little_to_copy():
+    from pyanitsa.agents.protocol import view_for
+
+    hand = list(range(0, 36, 2))
+    runs = 2000
+    start = time.perf_counter()
+    for _ in range(runs):
+        view_for(TACTICAL, 0, 2, hand, 0)
+    per_view = (time.perf_counter() - start) / runs
+    assert per_view < 100e-6, f"{per_view * 1e6:.1f} us a view"
 
 
 # -- lenient answers (finding 7) ------------------------------------------------------------------
