@@ -24,6 +24,7 @@ import numpy as np
 from pyanitsa.agents.guard import AgentRaised, call_agent, watching_interrupts
 from pyanitsa.agents.orders import check_order
 from pyanitsa.agents.protocol import Agent, hand_view, pickup_view
+from pyanitsa.agents.seeding import AgentKey, seat_rng
 from pyanitsa.cards import Card, Seat
 from pyanitsa.classic import ClassicGame, PickupRequest
 from pyanitsa.dealing import deal
@@ -31,11 +32,10 @@ from pyanitsa.errors import IllegalActionError, PyanitsaError
 from pyanitsa.events import RoundEvent
 from pyanitsa.records import Record
 from pyanitsa.results import Result
-from pyanitsa.rng import Rng, derive_seed
+from pyanitsa.rng import Rng
 from pyanitsa.rules import Rules
 
 FailureKind = Literal["error", "illegal", "timeout"]
-_AGENT_STREAM = 0xA6E7
 
 
 class AgentFailure(PyanitsaError):
@@ -56,19 +56,14 @@ class GameOutcome:
     events: list[RoundEvent] | None = None
 
 
-def seat_rng(game_seed: int, seat: Seat) -> np.random.Generator:
-    """The agent RNG of a seat in a game: independent of the deal and of other seats."""
-    return np.random.default_rng(derive_seed(game_seed, _AGENT_STREAM, seat))
-
-
 class _Referee:
     """Calls agents, timing them and turning their failures into :class:`AgentFailure`."""
 
     def __init__(self, rules: Rules, agents: Sequence[Agent], seed: int,
-                 time_limit: float | None) -> None:
+                 time_limit: float | None, key: AgentKey | None) -> None:
         self.rules = rules
         self.agents = agents
-        self.rngs = [seat_rng(seed, s) for s in range(len(agents))]
+        self.rngs = [seat_rng(seed, s, key) for s in range(len(agents))]
         self.time_limit = time_limit
 
     def ask(self, seat: Seat, method: str, view: object, given: Sequence[Card],
@@ -111,15 +106,16 @@ def _label(agent: Agent) -> str:
 
 
 def prepare_game(rules: Rules, agents: Sequence[Agent], seed: int, *,
-                 time_limit: float | None = None) -> Record | None:
+                 time_limit: float | None = None, key: AgentKey | None = None) -> Record | None:
     """Deal game ``seed`` and make every decision that comes before play: the record that
     :func:`play_game` would keep, or None if the game needs decisions during play (classic
-    with ``pickup_order: agent``). Raises :class:`AgentFailure`."""
+    with ``pickup_order: agent``). Raises :class:`AgentFailure`. ``key`` keys the agents'
+    generators (:mod:`pyanitsa.agents.seeding`; None: derived from ``seed``)."""
     if rules.mode == "classic":
         return None if rules.pickup_order == "agent" else Record.dealt(rules, len(agents), seed)
     players = len(agents)
     dealt = deal(rules, players, Rng(seed))
-    referee = _Referee(rules, agents, seed, time_limit)
+    referee = _Referee(rules, agents, seed, time_limit, key)
     hands = []
     for seat in range(players):
         view = hand_view(rules, seat, dealt.seats, len(dealt.set_aside))
@@ -138,14 +134,15 @@ class Timed:
 
 def play_games(rules: Rules, seatings: Sequence[Sequence[Agent]], seeds: Sequence[int], *,
                time_limit: float | None = None, engine: Literal["batch", "reference"] = "batch",
-               before: Callable[[int], None] | None = None) -> list[Timed]:
+               before: Callable[[int], None] | None = None,
+               key: AgentKey | None = None) -> list[Timed]:
     """Play game ``seeds[i]`` with ``seatings[i]`` for every ``i``; each outcome (or the
     :class:`AgentFailure` that forfeited it) is exactly :func:`play_game`'s.
 
     ``engine="batch"`` plays every game that needs no decision during play with the compiled
     batch core, in one call; ``"reference"`` plays each game with :func:`play_game`.
     ``before(i)`` is called before game ``i``'s decisions (a tournament marks where its worker
-    is).
+    is); ``key`` keys the agents' generators (a tournament's secret; None: from each seed).
     """
     if len(seatings) != len(seeds):
         raise ValueError(f"{len(seatings)} seatings for {len(seeds)} seeds")
@@ -157,10 +154,10 @@ def play_games(rules: Rules, seatings: Sequence[Sequence[Agent]], seeds: Sequenc
                 before(i)
             start = time.perf_counter()
             try:
-                record = (prepare_game(rules, agents, seed, time_limit=time_limit)
+                record = (prepare_game(rules, agents, seed, time_limit=time_limit, key=key)
                           if engine == "batch" else None)
                 if record is None:
-                    outcome = play_game(rules, agents, seed, time_limit=time_limit)
+                    outcome = play_game(rules, agents, seed, time_limit=time_limit, key=key)
                     out[i] = Timed(outcome, time.perf_counter() - start)
                 else:
                     pending.append((i, record, time.perf_counter() - start))
@@ -201,25 +198,26 @@ def warm_up(rules: Rules, players: int) -> None:
 
 
 def play_game(rules: Rules, agents: Sequence[Agent], seed: int, *, log: bool = False,
-              time_limit: float | None = None) -> GameOutcome:
+              time_limit: float | None = None, key: AgentKey | None = None) -> GameOutcome:
     """Deal game ``seed`` and play it with ``agents[s]`` in seat ``s``.
 
     Tactical: each agent orders its hand. Classic: agents choose pickups when the rules say
-    ``pickup_order: agent`` (otherwise the game needs no decisions).
+    ``pickup_order: agent`` (otherwise the game needs no decisions). ``key`` keys the
+    agents' generators (None: derived from ``seed``, as ``pyanitsa play --seed`` does).
     """
     with watching_interrupts():  # once for the game, not per pickup
-        return _play_game(rules, agents, seed, log=log, time_limit=time_limit)
+        return _play_game(rules, agents, seed, log=log, time_limit=time_limit, key=key)
 
 
 def _play_game(rules: Rules, agents: Sequence[Agent], seed: int, *, log: bool,
-               time_limit: float | None) -> GameOutcome:
-    record = prepare_game(rules, agents, seed, time_limit=time_limit)
+               time_limit: float | None, key: AgentKey | None) -> GameOutcome:
+    record = prepare_game(rules, agents, seed, time_limit=time_limit, key=key)
     if record is not None:
         game = record.game(log=log)
         return GameOutcome(record, game.play(), game.events)
     rng = Rng(seed)
     dealt = deal(rules, len(agents), rng)
-    referee = _Referee(rules, agents, seed, time_limit)
+    referee = _Referee(rules, agents, seed, time_limit, key)
     play_seed = rng.state if rules.random_play else None
     classic = ClassicGame(rules, dealt.seats, dealer=dealt.dealer,
                           rng=Rng(play_seed) if play_seed is not None else None,

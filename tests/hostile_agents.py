@@ -129,3 +129,65 @@ def vandalise(view) -> None:
         with contextlib.suppress(AttributeError):  # a table that cannot be written to
             object.__setattr__(ranks, key, tuple(reversed(getattr(ranks, key))))
     object.__setattr__(view, "seat", 99)
+
+
+# -- reading the generator ------------------------------------------------------------------------
+
+_MUL1, _MUL2 = 0xBF58476D1CE4E5B9, 0x94D049BB133111EB
+_MASK = (1 << 64) - 1
+_GOLDEN = 0x9E3779B97F4A7C15
+_OLD_AGENT_STREAM = 0xA6E7
+
+
+def _mix64(z: int) -> int:
+    z = ((z ^ (z >> 30)) * _MUL1) & _MASK
+    z = ((z ^ (z >> 27)) * _MUL2) & _MASK
+    return z ^ (z >> 31)
+
+
+def _unshift(z: int, k: int) -> int:
+    x = z
+    for _ in range(64 // k + 1):
+        x = z ^ (x >> k)
+    return x
+
+
+def _unmix64(z: int) -> int:
+    z = _unshift(z, 31)
+    z = (z * pow(_MUL2, -1, 1 << 64)) & _MASK
+    z = _unshift(z, 27)
+    z = (z * pow(_MUL1, -1, 1 << 64)) & _MASK
+    return _unshift(z, 30)
+
+
+def game_seed_from(entropy: int, seat: int) -> int:
+    """Run ``derive_seed(game_seed, 0xA6E7, seat)`` (how agent generators were seeded) backwards:
+    each SplitMix64 step is a bijection."""
+    s = entropy & _MASK
+    for p in (seat, _OLD_AGENT_STREAM):
+        s = ((_unmix64(s) - _GOLDEN) & _MASK) ^ _mix64((p + _GOLDEN) & _MASK)
+    return (_unmix64(s) - _GOLDEN) & _MASK
+
+
+class SeedReader(_Base):
+    """Reads its generator's seed, runs the seed derivation backwards to a game seed and deals
+    from it. It notes in ``log`` whether the deal it found gives it its own hand, and its
+    guess of each unseen card's holder: from the deal it found, which is the truth when the
+    generator gives the game away."""
+
+    log: list[tuple[bool, dict[int, int]]] = []
+
+    def order_hand(self, view, rng):
+        from pyanitsa.dealing import deal
+        from pyanitsa.rng import Rng
+
+        entropy = rng.bit_generator.seed_seq.entropy
+        found = deal(view.rules, view.players, Rng(game_seed_from(int(entropy), view.seat)))
+        recovered = sorted(found.seats[view.seat]) == sorted(view.hand)
+        holder = {c: s for s, cards in enumerate(found.seats) for c in cards if s != view.seat}
+        others = [s for s in range(view.players) if s != view.seat]
+        mine = set(view.hand)
+        guess = {c: holder.get(c, others[c % len(others)]) for c in range(view.rules.deck.size)
+                 if c not in mine}
+        SeedReader.log.append((recovered, guess))
+        return list(view.hand)

@@ -5,6 +5,8 @@ handed reaches the game, another game or a stored record.
   forfeit, while a real Ctrl-C of the user still stops the run;
 * views and the rules they carry are copies per call: writing to them reaches no other game
   and no stored record;
+* an agent's generator tells it nothing about the deal: it is seeded by a one-way, keyed
+  derivation (a tournament's key is secret and kept in its database);
 * lenient answers: only integers forming an exact permutation are orders.
 
 Agents by spec come from tests/hostile_agents.py (``hostile_agents:Class``).
@@ -205,6 +207,130 @@ def test_a_view_costs_little_to_copy():
         view_for(TACTICAL, 0, 2, hand, 0)
     per_view = (time.perf_counter() - start) / runs
     assert per_view < 100e-6, f"{per_view * 1e6:.1f} us a view"
+
+
+# -- reading the generator (finding 3) -----------------------------------------------------------
+
+
+def _seed_reader_log(rules, players, seeds, **kwargs):
+    import hostile_agents
+
+    from pyanitsa.agents.game import play_games
+
+    reader, plain = make_agent("hostile_agents:SeedReader"), make_agent("hostile_agents:_Base")
+    hostile_agents.SeedReader.log = []
+    played = play_games(rules, [[reader] + [plain] * (players - 1)] * len(seeds), seeds,
+                        **kwargs)
+    return played, hostile_agents.SeedReader.log
+
+
+def test_the_generator_does_not_give_the_deal_away():
+    """The old derivation (SplitMix64 steps) ran backwards from the generator's seed to the
+    game seed, so every hand was known: now no game's deal is recovered."""
+    _, log = _seed_reader_log(TACTICAL, 2, list(range(40)))
+    assert len(log) == 40
+    assert sum(recovered for recovered, _ in log) == 0
+
+
+@pytest.mark.parametrize("keyed", [False, True], ids=["play", "tournament"])
+def test_a_bot_reading_its_generator_predicts_no_better_than_chance(keyed):
+    """Three seats: who holds each of the 24 cards I do not is hidden (chance: 1/2). A bot
+    that takes its guesses from the deal its generator points to does no better."""
+    seeds = [7919 * i for i in range(60)]
+    if keyed:
+        from pyanitsa.agents.seeding import new_key
+
+        played, log = _seed_reader_log(TACTICAL, 3, seeds, key=new_key())
+    else:
+        played, log = _seed_reader_log(TACTICAL, 3, seeds)
+    right = total = 0
+    for timed, (_, guess) in zip(played, log, strict=True):
+        hands = timed.outcome.record.seats
+        holder = {c: s for s, cards in enumerate(hands) for c in cards}
+        right += sum(holder[c] == s for c, s in guess.items())
+        total += len(guess)
+    assert total == 60 * 24
+    assert 0.44 < right / total < 0.56, right / total
+
+
+def test_agent_seeds_are_keyed_and_reproducible():
+    from pyanitsa.agents.game import seat_rng
+    from pyanitsa.agents.seeding import agent_seed, key_from_seed, new_key
+
+    key = new_key()
+    assert len(key) == 32 and key != new_key()
+    assert agent_seed(5, 0, key) == agent_seed(5, 0, key)
+    assert len({agent_seed(5, 0, key), agent_seed(5, 1, key), agent_seed(6, 0, key),
+                agent_seed(5, 0, new_key()), agent_seed(5, 0, key, purpose=b"other")}) == 5
+    # play and simulate: the key comes from the game seed, so --seed reproduces the games
+    a, b = seat_rng(5, 1), seat_rng(5, 1)
+    assert a.integers(1 << 62) == b.integers(1 << 62)
+    assert seat_rng(5, 1).bit_generator.seed_seq.entropy == agent_seed(5, 1, key_from_seed(5))
+
+
+def test_the_key_is_in_nothing_an_agent_is_handed():
+    import pickle
+
+    from pyanitsa.agents.seeding import new_key
+
+    handed = []
+
+    class Keeper(BaseAgent):
+        def order_hand(self, view, rng):
+            handed.append((view, rng))
+            return list(view.hand)
+
+    key = new_key()
+    play_game(TACTICAL, [Keeper(), Keeper()], seed=4, key=key)
+    blob = pickle.dumps(handed)  # everything the views and generators reach
+    assert len(handed) == 2 and key not in blob and key.hex().encode() not in blob
+
+
+def test_a_tournament_keeps_a_secret_key_and_resumes_exactly(tmp_path):
+    from pyanitsa.tournaments.runner import run_tournament
+    from pyanitsa.tournaments.store import Store
+
+    agents = [H("_Base", "plain"), H("Strong"), {"name": "random", "spec": "random"}]
+    part = _tournament(tmp_path / "a", agents, deals=2, workers=2)
+    run_tournament(part)
+    with Store.open(part.output_dir) as store:
+        key = store.agent_key()
+    assert len(key) == 32
+    more = _tournament(tmp_path / "a", agents, deals=5, workers=1)
+    run_tournament(more, resume=True)
+    with Store.open(more.output_dir) as store:
+        assert store.agent_key() == key
+        resumed = [r.deterministic() for r in store.rows()]
+    whole = _tournament(tmp_path / "b", agents, deals=5, workers=2)
+    run_tournament(whole, key=key)  # the same key: the same games, as an uninterrupted run
+    with Store.open(whole.output_dir) as store:
+        assert [r.deterministic() for r in store.rows()] == resumed
+    other = _tournament(tmp_path / "c", agents, deals=5, workers=2)
+    run_tournament(other)  # a fresh key: the random agent plays other orders
+    with Store.open(other.output_dir) as store:
+        assert store.agent_key() != key
+        assert [r.deterministic() for r in store.rows()] != resumed
+    from pyanitsa.cli import main as cli
+
+    assert cli(["report", str(whole.output_dir), "--quiet"]) == 0
+    for path in whole.output_dir.iterdir():
+        if path.suffix in (".json", ".md", ".csv"):
+            assert key.hex() not in path.read_text(), path.name
+
+
+def test_a_database_without_an_agent_key_is_not_resumed(tmp_path):
+    import sqlite3
+
+    from pyanitsa.tournaments.runner import run_tournament
+    from pyanitsa.tournaments.store import DB_NAME, TournamentStoreError
+
+    config = _tournament(tmp_path, [H("_Base", "plain"), H("Strong")], workers=1)
+    run_tournament(config)
+    with sqlite3.connect(config.output_dir / DB_NAME) as conn:  # as an older pyanitsa left it
+        conn.execute("DELETE FROM meta WHERE key = 'agent_key'")
+    with pytest.raises(TournamentStoreError, match="older pyanitsa.*--overwrite"):
+        run_tournament(config, resume=True)
+    assert run_tournament(config, overwrite=True).played == 2
 
 
 # -- lenient answers (finding 7) ------------------------------------------------------------------

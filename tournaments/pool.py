@@ -22,6 +22,7 @@ from multiprocessing.connection import Connection, wait
 from typing import Any
 
 from pyanitsa.agents.game import warm_up
+from pyanitsa.agents.seeding import AgentKey
 from pyanitsa.tournaments.config import TournamentConfig
 from pyanitsa.tournaments.schedule import GameKey
 from pyanitsa.tournaments.worker import DecisionStatus, Message, Snapshot, WorkerContext
@@ -49,13 +50,14 @@ def _torch_after_fork() -> None:
         torch.set_num_threads(1)
 
 
-def _worker_main(config_json: str, conn: Connection, values: Any, parent: int) -> None:
+def _worker_main(config_json: str, key: AgentKey, conn: Connection, values: Any,
+                 parent: int) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
     _torch_after_fork()
     threading.Thread(target=_exit_with_parent, args=(parent,), daemon=True).start()
     status = DecisionStatus(values)
     try:
-        context = WorkerContext(config_json, status)
+        context = WorkerContext(config_json, key, status)
     except Exception as exc:  # a spec that does not build here: report, then stop
         conn.send(("failed", -1, f"building the agents: {type(exc).__name__}: {exc}"))
         return
@@ -79,12 +81,12 @@ def _worker_main(config_json: str, conn: Connection, values: Any, parent: int) -
 
 
 class _Worker:
-    def __init__(self, ctx: Any, config_json: str) -> None:
+    def __init__(self, ctx: Any, config_json: str, key: AgentKey) -> None:
         self.conn, child = ctx.Pipe()
         self.values = ctx.Array("d", [-1.0, -1.0, -1.0, 0.0], lock=False)
         self.status = DecisionStatus(self.values)
         self.process = ctx.Process(target=_worker_main,
-                                   args=(config_json, child, self.values, os.getpid()),
+                                   args=(config_json, key, child, self.values, os.getpid()),
                                    daemon=True, name="pyanitsa-tournament-worker")
         self.process.start()
         child.close()
@@ -97,11 +99,12 @@ class LocalBackend:
     """Chunks handed to a worker at once, so it never waits for the parent."""
     name = "local"
 
-    def __init__(self, config_json: str, workers: int) -> None:
+    def __init__(self, config_json: str, workers: int, key: AgentKey) -> None:
         method = "fork" if "fork" in multiprocessing.get_all_start_methods() \
             and sys.platform != "darwin" else "spawn"
         self.ctx = multiprocessing.get_context(method)
         self.config_json = config_json
+        self.key = key
         self.workers: list[_Worker | None] = [None] * workers
 
     @property
@@ -115,7 +118,7 @@ class LocalBackend:
             if config.engine == "batch":
                 warm_up(config.build_rules(), config.players)
         for wid in self.ids:
-            self.workers[wid] = _Worker(self.ctx, self.config_json)
+            self.workers[wid] = _Worker(self.ctx, self.config_json, self.key)
 
     def _get(self, wid: int) -> _Worker:
         worker = self.workers[wid]
@@ -176,7 +179,7 @@ class LocalBackend:
         """Replace a worker that died."""
         w = self._get(wid)
         w.conn.close()
-        self.workers[wid] = _Worker(self.ctx, self.config_json)
+        self.workers[wid] = _Worker(self.ctx, self.config_json, self.key)
 
     def close(self) -> None:
         for w in self.workers:
