@@ -14,6 +14,7 @@ reference engine, which asks the agents at each pickup.
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -61,6 +62,9 @@ class _Referee:
 
     def __init__(self, rules: Rules, agents: Sequence[Agent], seed: int,
                  time_limit: float | None, key: AgentKey | None) -> None:
+        if time_limit is not None and not (math.isfinite(time_limit) and time_limit > 0):
+            raise PyanitsaError(f"time_limit: {time_limit!r} is not a finite, positive number "
+                                "of seconds")  # a NaN limit would be no limit at all
         self.rules = rules
         self.agents = agents
         self.rngs = [seat_rng(seed, s, key) for s in range(len(agents))]

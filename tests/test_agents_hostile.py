@@ -381,3 +381,45 @@ def test_a_lenient_order_is_its_agents_forfeit():
         with pytest.raises(AgentFailure) as info:
             play_game(TACTICAL, [Descending(), Answers(lenient)], seed=3)
         assert info.value.seat == 1 and info.value.kind == "illegal", name
+
+
+@pytest.mark.parametrize(("argv", "key"), [
+    (["play", "--seed", "-1"], "--seed"),
+    (["play", "--seed", str(2**64)], "--seed"),
+    (["play", "--seed", "9" * 5000], "--seed"),
+    (["play", "--agents", "descending,descending", "--time-limit", "nan"], "--time-limit"),
+    (["play", "--agents", "descending,descending", "--time-limit", "inf"], "--time-limit"),
+    (["play", "--agents", "descending,descending", "--time-limit", "0"], "--time-limit"),
+    (["simulate", "--games", "3", "--seed", "-1"], "--seed"),
+    (["simulate", "--games", "3", "--workers", "0"], "--workers"),
+    (["simulate", "--games", "3", "--workers", "-2"], "--workers"),
+    (["enumerate", "--deck", "ranks=2,suits=2", "--workers", "0"], "--workers"),
+    (["exploit", "descending", "--deals", "1", "--seed", "-1"], "--seed"),
+    (["demo", "--seed", "-5"], "--seed"),
+])
+def test_values_out_of_range_are_refused_in_one_line(argv, key, capsys):
+    with pytest.raises(SystemExit) as info:
+        main(argv)
+    err = capsys.readouterr().err
+    assert info.value.code == 2
+    assert err.count("\n") == 1 and f"argument {key}: " in err and len(err) < 300, err
+
+
+@pytest.mark.parametrize(("field", "value"), [
+    ("deals", True), ("players", True), ("workers", False), ("seed", True),
+    ("time_limit", True), ("bootstrap", True), ("sprt", {"elo1": True}),
+    ("exploit", {"deals": True})])
+def test_booleans_are_not_numbers_in_a_tournament_config(field, value):
+    from pyanitsa.tournaments.config import TournamentConfigError, parse_config
+
+    data = {"agents": ["descending", "ascending"], "rules": "tactical", field: value}
+    with pytest.raises(TournamentConfigError, match=rf"{field}(\.\w+)?: .*true or false"):
+        parse_config(data)
+
+
+@pytest.mark.parametrize("limit", [float("nan"), float("inf"), 0.0, -1.0])
+def test_play_game_refuses_a_time_limit_that_is_no_limit(limit):
+    from pyanitsa.errors import PyanitsaError
+
+    with pytest.raises(PyanitsaError, match="time_limit"):
+        play_game(TACTICAL, [Descending(), Descending()], seed=1, time_limit=limit)
