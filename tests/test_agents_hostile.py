@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import os
 import signal
+import sqlite3
 import subprocess
 import sys
 import time
@@ -69,15 +70,14 @@ class Descending(BaseAgent):
 # -- BaseException from an agent (finding 1) -------------------------------------------------------
 
 
-@pytest.mark.parametrize(("spec", "raised"), [
-    ("hostile_agents:Exiting", "SystemExit: 7"),
-    ("hostile_agents:Interrupting", "KeyboardInterrupt"),
-    ("hostile_agents:BaseRaising", "Boom: no Exception here"),
+@pytest.mark.parametrize(("spec", "raised", "rules"), [
+    ("hostile_agents:Exiting", "SystemExit: 7", TACTICAL),
+    ("hostile_agents:Exiting", "SystemExit: 7", PICKUP),
+    ("hostile_agents:Interrupting", "KeyboardInterrupt", TACTICAL),
+    ("hostile_agents:Interrupting", "KeyboardInterrupt", PICKUP),
+    ("hostile_agents:BaseRaising", "Boom: no Exception here", TACTICAL),
 ])
-@pytest.mark.parametrize("rules", [TACTICAL, PICKUP], ids=["hand", "pickup"])
 def test_any_base_exception_of_an_agent_is_its_forfeit(spec, raised, rules):
-    if rules is PICKUP and "BaseRaising" in spec:
-        pytest.skip("BaseRaising makes hand decisions only")
     with pytest.raises(AgentFailure) as info:
         play_game(rules, [make_agent("hostile_agents:_Base"), make_agent(spec)], seed=1)
     assert info.value.seat == 1 and info.value.kind == "error"
@@ -149,7 +149,17 @@ def test_ctrl_c_stops_a_tournament_cleanly_and_resume_finishes_it(tmp_path):
     cmd = [sys.executable, "-m", "pyanitsa", "tournament", str(path), "--quiet"]
     proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                             text=True, start_new_session=True)
-    time.sleep(4)
+    db = tmp_path / "out" / "tournament.db"
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and proc.poll() is None:  # until games are stored
+        try:
+            if db.exists():
+                with sqlite3.connect(db, timeout=1) as conn:
+                    if conn.execute("SELECT COUNT(*) FROM games").fetchone()[0] >= 20:
+                        break
+        except sqlite3.OperationalError:  # no table yet
+            pass
+        time.sleep(0.05)
     os.killpg(proc.pid, signal.SIGINT)
     _, err = proc.communicate(timeout=60)
     assert proc.returncode == 130, err
