@@ -143,7 +143,7 @@ def test_ctrl_c_stops_a_tournament_cleanly_and_resume_finishes_it(tmp_path):
     path = tmp_path / "t.yaml"
     path.write_text(yaml.safe_dump({
         "name": "c", "agents": [H("Sleepy(delay=0.02)", "a"), H("Sleepy(delay=0.02)", "b")],
-        "rules": {"preset": "tactical"}, "deals": 200, "workers": 2, "bootstrap": 0,
+        "rules": {"preset": "tactical"}, "deals": 100, "workers": 2, "bootstrap": 0,
         "output": str(tmp_path / "out")}))
     env = {**os.environ, "PYTHONPATH": str(TESTS)}
     cmd = [sys.executable, "-m", "pyanitsa", "tournament", str(path), "--quiet"]
