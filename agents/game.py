@@ -14,6 +14,7 @@ reference engine, which asks the agents at each pickup.
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -21,7 +22,10 @@ from typing import Literal
 
 import numpy as np
 
+from pyanitsa.agents.guard import AgentRaised, call_agent, watching_interrupts
+from pyanitsa.agents.orders import check_order
 from pyanitsa.agents.protocol import Agent, hand_view, pickup_view
+from pyanitsa.agents.seeding import AgentKey, seat_rng
 from pyanitsa.cards import Card, Seat
 from pyanitsa.classic import ClassicGame, PickupRequest
 from pyanitsa.dealing import deal
@@ -29,11 +33,10 @@ from pyanitsa.errors import IllegalActionError, PyanitsaError
 from pyanitsa.events import RoundEvent
 from pyanitsa.records import Record
 from pyanitsa.results import Result
-from pyanitsa.rng import Rng, derive_seed
+from pyanitsa.rng import Rng
 from pyanitsa.rules import Rules
 
 FailureKind = Literal["error", "illegal", "timeout"]
-_AGENT_STREAM = 0xA6E7
 
 
 class AgentFailure(PyanitsaError):
@@ -54,34 +57,17 @@ class GameOutcome:
     events: list[RoundEvent] | None = None
 
 
-def seat_rng(game_seed: int, seat: Seat) -> np.random.Generator:
-    """The agent RNG of a seat in a game: independent of the deal and of other seats."""
-    return np.random.default_rng(derive_seed(game_seed, _AGENT_STREAM, seat))
-
-
-def check_order(chosen: Sequence[Card], given: Sequence[Card], what: str,
-                rules: Rules) -> list[Card]:
-    """``chosen`` as a list if it is a permutation of ``given``; else IllegalActionError."""
-    try:
-        out = [int(c) for c in chosen]
-    except (TypeError, ValueError):
-        raise IllegalActionError(f"{what}: {chosen!r} is not a list of cards") from None
-    if sorted(out) != sorted(given):
-        deck = rules.deck
-        shown = " ".join(deck.card_name(c) if 0 <= c < deck.size else f"<{c}>" for c in out)
-        raise IllegalActionError(f"{what}: [{shown}] is not a permutation of "
-                                 f"[{deck.format_cards(sorted(given))}]")
-    return out
-
-
 class _Referee:
     """Calls agents, timing them and turning their failures into :class:`AgentFailure`."""
 
     def __init__(self, rules: Rules, agents: Sequence[Agent], seed: int,
-                 time_limit: float | None) -> None:
+                 time_limit: float | None, key: AgentKey | None) -> None:
+        if time_limit is not None and not (math.isfinite(time_limit) and time_limit > 0):
+            raise PyanitsaError(f"time_limit: {time_limit!r} is not a finite, positive number "
+                                "of seconds")  # a NaN limit would be no limit at all
         self.rules = rules
         self.agents = agents
-        self.rngs = [seat_rng(seed, s) for s in range(len(agents))]
+        self.rngs = [seat_rng(seed, s, key) for s in range(len(agents))]
         self.time_limit = time_limit
 
     def ask(self, seat: Seat, method: str, view: object, given: Sequence[Card],
@@ -89,38 +75,51 @@ class _Referee:
         agent = self.agents[seat]
         start = time.perf_counter()
         try:
-            chosen = getattr(agent, method)(view, self.rngs[seat])
-        except Exception as exc:  # any agent bug is a forfeit, not a crash of the caller
-            raise AgentFailure(seat, "error", f"{_label(agent)} raised "
-                                              f"{type(exc).__name__}: {exc}") from exc
+            chosen = call_agent(_decide, agent, method, view, self.rngs[seat])
+        except AgentRaised as exc:  # anything an agent raises is a forfeit, not a crash of ours
+            raise AgentFailure(seat, "error", f"{_label(agent)} raised {exc}") from exc.exc
         elapsed = time.perf_counter() - start
         if self.time_limit is not None and elapsed > self.time_limit:
             raise AgentFailure(seat, "timeout", f"{_label(agent)} took {elapsed:.3f} s, over "
                                                 f"the {self.time_limit:g} s limit")
-        try:
-            return check_order(chosen, given, f"{_label(agent)} {what}", self.rules)
-        except IllegalActionError as exc:
-            raise AgentFailure(seat, "illegal", str(exc)) from None
+        try:  # guarded too: describing a refused value may touch the agent's own classes
+            return call_agent(check_order, chosen, given, what, self.rules)
+        except AgentRaised as exc:
+            detail = (str(exc.exc) if isinstance(exc.exc, IllegalActionError)
+                      else f"{what}: checking the answer raised {exc}")
+            raise AgentFailure(seat, "illegal", f"{_label(agent)} {detail}") from None
 
     def pickup(self, request: PickupRequest) -> list[Card]:
         return self.ask(request.seat, "order_pickup", pickup_view(request), request.cards,
                         "pickup order")
 
 
+def _decide(agent: Agent, method: str, view: object, rng: np.random.Generator) -> object:
+    return getattr(agent, method)(view, rng)
+
+
 def _label(agent: Agent) -> str:
-    return f"agent {getattr(agent, 'name', type(agent).__name__)!r}"
+    """``agent 'NAME'`` for messages; a ``name`` that raises or is not a string is replaced by
+    the class name."""
+    try:
+        name = call_agent(getattr, agent, "name", None)
+    except AgentRaised:
+        name = None
+    shown = name if type(name) is str else type(agent).__name__
+    return f"agent {shown!r}"
 
 
 def prepare_game(rules: Rules, agents: Sequence[Agent], seed: int, *,
-                 time_limit: float | None = None) -> Record | None:
+                 time_limit: float | None = None, key: AgentKey | None = None) -> Record | None:
     """Deal game ``seed`` and make every decision that comes before play: the record that
     :func:`play_game` would keep, or None if the game needs decisions during play (classic
-    with ``pickup_order: agent``). Raises :class:`AgentFailure`."""
+    with ``pickup_order: agent``). Raises :class:`AgentFailure`. ``key`` keys the agents'
+    generators (:mod:`pyanitsa.agents.seeding`; None: derived from ``seed``)."""
     if rules.mode == "classic":
         return None if rules.pickup_order == "agent" else Record.dealt(rules, len(agents), seed)
     players = len(agents)
     dealt = deal(rules, players, Rng(seed))
-    referee = _Referee(rules, agents, seed, time_limit)
+    referee = _Referee(rules, agents, seed, time_limit, key)
     hands = []
     for seat in range(players):
         view = hand_view(rules, seat, dealt.seats, len(dealt.set_aside))
@@ -139,33 +138,35 @@ class Timed:
 
 def play_games(rules: Rules, seatings: Sequence[Sequence[Agent]], seeds: Sequence[int], *,
                time_limit: float | None = None, engine: Literal["batch", "reference"] = "batch",
-               before: Callable[[int], None] | None = None) -> list[Timed]:
+               before: Callable[[int], None] | None = None,
+               key: AgentKey | None = None) -> list[Timed]:
     """Play game ``seeds[i]`` with ``seatings[i]`` for every ``i``; each outcome (or the
     :class:`AgentFailure` that forfeited it) is exactly :func:`play_game`'s.
 
     ``engine="batch"`` plays every game that needs no decision during play with the compiled
     batch core, in one call; ``"reference"`` plays each game with :func:`play_game`.
     ``before(i)`` is called before game ``i``'s decisions (a tournament marks where its worker
-    is).
+    is); ``key`` keys the agents' generators (a tournament's secret; None: from each seed).
     """
     if len(seatings) != len(seeds):
         raise ValueError(f"{len(seatings)} seatings for {len(seeds)} seeds")
     out: list[Timed | None] = [None] * len(seeds)
     pending: list[tuple[int, Record, float]] = []
-    for i, (agents, seed) in enumerate(zip(seatings, seeds, strict=True)):
-        if before is not None:
-            before(i)
-        start = time.perf_counter()
-        try:
-            record = (prepare_game(rules, agents, seed, time_limit=time_limit)
-                      if engine == "batch" else None)
-            if record is None:
-                outcome = play_game(rules, agents, seed, time_limit=time_limit)
-                out[i] = Timed(outcome, time.perf_counter() - start)
-            else:
-                pending.append((i, record, time.perf_counter() - start))
-        except AgentFailure as failure:
-            out[i] = Timed(failure, time.perf_counter() - start)
+    with watching_interrupts():  # once for the run, not per decision (a few µs each)
+        for i, (agents, seed) in enumerate(zip(seatings, seeds, strict=True)):
+            if before is not None:
+                before(i)
+            start = time.perf_counter()
+            try:
+                record = (prepare_game(rules, agents, seed, time_limit=time_limit, key=key)
+                          if engine == "batch" else None)
+                if record is None:
+                    outcome = play_game(rules, agents, seed, time_limit=time_limit, key=key)
+                    out[i] = Timed(outcome, time.perf_counter() - start)
+                else:
+                    pending.append((i, record, time.perf_counter() - start))
+            except AgentFailure as failure:
+                out[i] = Timed(failure, time.perf_counter() - start)
     if pending:
         from pyanitsa.batch import play_records
 
@@ -201,19 +202,26 @@ def warm_up(rules: Rules, players: int) -> None:
 
 
 def play_game(rules: Rules, agents: Sequence[Agent], seed: int, *, log: bool = False,
-              time_limit: float | None = None) -> GameOutcome:
+              time_limit: float | None = None, key: AgentKey | None = None) -> GameOutcome:
     """Deal game ``seed`` and play it with ``agents[s]`` in seat ``s``.
 
     Tactical: each agent orders its hand. Classic: agents choose pickups when the rules say
-    ``pickup_order: agent`` (otherwise the game needs no decisions).
+    ``pickup_order: agent`` (otherwise the game needs no decisions). ``key`` keys the
+    agents' generators (None: derived from ``seed``, as ``pyanitsa play --seed`` does).
     """
-    record = prepare_game(rules, agents, seed, time_limit=time_limit)
+    with watching_interrupts():  # once for the game, not per pickup
+        return _play_game(rules, agents, seed, log=log, time_limit=time_limit, key=key)
+
+
+def _play_game(rules: Rules, agents: Sequence[Agent], seed: int, *, log: bool,
+               time_limit: float | None, key: AgentKey | None) -> GameOutcome:
+    record = prepare_game(rules, agents, seed, time_limit=time_limit, key=key)
     if record is not None:
         game = record.game(log=log)
         return GameOutcome(record, game.play(), game.events)
     rng = Rng(seed)
     dealt = deal(rules, len(agents), rng)
-    referee = _Referee(rules, agents, seed, time_limit)
+    referee = _Referee(rules, agents, seed, time_limit, key)
     play_seed = rng.state if rules.random_play else None
     classic = ClassicGame(rules, dealt.seats, dealer=dealt.dealer,
                           rng=Rng(play_seed) if play_seed is not None else None,

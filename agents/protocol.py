@@ -5,7 +5,10 @@
   under my stack, first played first.
 
 Each call gets a *view* holding exactly what the seat may know, and a seeded
-``numpy.random.Generator`` that is the agent's only source of randomness.
+``numpy.random.Generator`` that is the agent's only source of randomness. A view is the
+agent's own: it is built for the call, its rules are a copy (:meth:`Rules.copy`), its other
+fields are tuples, and nothing is read back from it, so an agent that writes to it (frozen
+dataclasses yield to ``object.__setattr__``) changes nothing but that view.
 """
 
 from __future__ import annotations
@@ -159,7 +162,7 @@ def view_for(rules: Rules, seat: Seat, players: int, hand: Sequence[Card],
     sorted_hand = tuple(sorted(hand, key=lambda c: (rank_of[c], c)))
     mine = table.histogram(sorted_hand)
     unseen = tuple(total - own for total, own in zip(table.counts, mine, strict=True))
-    return HandView(rules, seat, players, sorted_hand, unseen, set_aside)
+    return HandView(rules.copy(), seat, players, sorted_hand, unseen, set_aside)
 
 
 def pickup_view(request: PickupRequest) -> PickupView:
@@ -179,7 +182,7 @@ def pickup_view(request: PickupRequest) -> PickupView:
             done.add(s)
             seen[r] = game.seen[s]
     return PickupView(
-        rules=game.rules, seat=seat, players=game.players, cards=request.cards,
+        rules=game.rules.copy(), seat=seat, players=game.players, cards=request.cards,
         owners=request.owners, face_up=request.face_up,
         stack_sizes=tuple(len(s) for s in game.stacks),
         pile_sizes=tuple(len(p) for p in game.piles), in_game=tuple(game.in_game),

@@ -17,6 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
+from pyanitsa.agents.guard import AgentRaised, call_agent, exception_text
 from pyanitsa.agents.protocol import Agent
 from pyanitsa.errors import PyanitsaError
 
@@ -136,9 +137,11 @@ def make_agent(spec: str | Agent) -> Agent:
                              "package.module:Class)")
     _check_params(factory, params, label)
     try:
-        agent = factory(**params)
-    except (TypeError, ValueError) as exc:
-        raise AgentSpecError(f"agent {spec!r}: {exc}") from None
+        agent = call_agent(factory, **params)
+    except AgentRaised as exc:  # any BaseException, sys.exit() included: a spec that fails
+        bad_value = isinstance(exc.exc, (TypeError, ValueError))  # a parameter it refused
+        detail = exception_text(exc.exc) if bad_value else f"raised {exc}"
+        raise AgentSpecError(f"agent {spec!r}: {detail}") from None
     if not isinstance(agent, Agent):
         raise AgentSpecError(f"agent {spec!r}: {type(agent).__name__} has no order_hand and "
                              "order_pickup methods")

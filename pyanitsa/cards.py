@@ -119,6 +119,14 @@ class Deck:
     def __repr__(self) -> str:
         return f"Deck.parse({str(self)!r})"
 
+    def copy(self) -> Deck:
+        """An equal deck that shares no mutable state with this one (the card-name index is
+        rebuilt on use), for the views handed to agents."""
+        new = object.__new__(Deck)
+        fields = self.__dict__
+        new.__dict__.update({k: fields[k] for k in _DECK_COPIED if k in fields})
+        return new
+
     # -- properties ---------------------------------------------------------------------------
 
     @property
@@ -225,6 +233,11 @@ class Deck:
 
     def cards_json(self, cards: Sequence[Card]) -> list[CardName]:
         return [self.card_json(c) for c in cards]
+
+
+_DECK_COPIED = ("ranks", "suits", "jokers", "name", "low", "values", "names")
+"""What :meth:`Deck.copy` keeps: the fields, and the cached tables that are tuples of plain
+values (``_by_name``, a dict, is not shared)."""
 
 
 def strengths(deck: Deck, *, weakest_beats_ace: bool) -> tuple[tuple[int, ...], int, int]:

@@ -7,16 +7,19 @@ with ``weakest_beats_ace`` in ``54`` the jokers are rank 0).
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
 from functools import cache
+from typing import NamedTuple
 
 from pyanitsa.cards import Card, strengths
 from pyanitsa.rules import Rules
 
 
-@dataclass(frozen=True)
-class RankTable:
-    """Rank index of every card of a deck under one set of rules."""
+class RankTable(NamedTuple):
+    """Rank index of every card of a deck under one set of rules.
+
+    A named tuple, not a dataclass: :func:`rank_table` shares one table per rules between the
+    engine's callers and every agent's view, and a tuple cannot be written to (a frozen
+    dataclass yields to ``object.__setattr__``)."""
 
     rank_of: tuple[int, ...]
     """Rank index of each card."""

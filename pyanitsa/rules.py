@@ -182,6 +182,16 @@ class Rules:
             raise InvalidRulesError(f"unknown rules option {sorted(unknown)[0]!r}")
         return dataclasses.replace(self, **changes)
 
+    def copy(self) -> Rules:
+        """Equal rules sharing nothing mutable with these (the deck is copied too), built
+        without validating again. Every agent view carries its own copy: ``Rules`` is frozen,
+        but ``object.__setattr__`` writes to it anyway, and what an agent writes must not
+        reach the game, another game or a stored record."""
+        new = object.__new__(Rules)
+        new.__dict__.update(self.__dict__)
+        new.__dict__["deck"] = self.deck.copy()
+        return new
+
     def to_options(self) -> dict[str, Any]:
         """The options that differ from the mode's defaults (no ``mode``, no ``deck``)."""
         base = Rules.default(self.mode)

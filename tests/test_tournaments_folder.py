@@ -140,10 +140,10 @@ class PlannedDeaths:
     name = "local"
     depth = 2
 
-    def __init__(self, config_json, workers, plan):
+    def __init__(self, config_json, workers, plan, key):
         from pyanitsa.tournaments.worker import WorkerContext
 
-        self.context = WorkerContext(config_json)
+        self.context = WorkerContext(config_json, key)
         self.queues = {wid: [] for wid in range(workers)}
         self.incarnation = dict.fromkeys(self.queues, 0)
         self.plan = list(plan)
@@ -191,17 +191,26 @@ class PlannedDeaths:
         pass
 
 
-def run_with_deaths(monkeypatch, config, plan, events=None):
+def key_of(folder):
+    """A tournament's agent key: a run with it plays the same games as that tournament (random
+    agents' generators included); a fresh run draws its own."""
+    from pyanitsa.tournaments.store import Store
+
+    with Store.open(Path(folder)) as store:
+        return store.agent_key()
+
+
+def run_with_deaths(monkeypatch, config, plan, events=None, key=None):
     from pyanitsa.tournaments import runner
 
     backends = []
 
-    def make(cfg, workers):
-        backends.append(PlannedDeaths(cfg.model_dump_json(), workers, plan))
+    def make(cfg, workers, key):
+        backends.append(PlannedDeaths(cfg.model_dump_json(), workers, plan, key))
         return backends[-1]
 
     monkeypatch.setattr(runner, "make_backend", make)
-    result = runner.run_tournament(config, events=events)
+    result = runner.run_tournament(config, events=events, key=key)
     return result, backends[0]
 
 
@@ -231,7 +240,7 @@ def test_a_worker_killed_in_a_decision_has_the_game_replayed_in_a_fresh_worker(
     victim = (1, 2, 1)  # killed once while seat 0 of this game was deciding
     events = []
     result, backend = run_with_deaths(monkeypatch, tiny(tmp_path, "killed"), [(victim, 0)],
-                                      events.append)
+                                      events.append, key=key_of(clean.output_dir))
     got = deterministic_rows(tmp_path / "killed")
     assert backend.deaths == 1 and result.games == len(want)
     assert {k: r.deterministic() for k, r in got.items()} == \
@@ -254,7 +263,7 @@ def test_only_a_second_death_in_the_same_decision_is_the_agents_forfeit(tmp_path
     want = deterministic_rows(clean.output_dir)
     victim = (0, 3, 0)
     _, backend = run_with_deaths(monkeypatch, tiny(tmp_path, "killed"),
-                                 [(victim, 1), (victim, 1)])
+                                 [(victim, 1), (victim, 1)], key=key_of(clean.output_dir))
     got = deterministic_rows(tmp_path / "killed")
     assert backend.deaths == 2
     row = got.pop(victim)
@@ -274,7 +283,8 @@ def test_unrelated_deaths_in_one_chunk_never_stop_the_run(tmp_path, monkeypatch)
     run_tournament(clean)
     want = deterministic_rows(clean.output_dir)
     plan = [((0, 0, 0), None), ((0, 0, 1), 1), ((1, 0, 0), 0), ((0, 0, 1), None)]
-    result, backend = run_with_deaths(monkeypatch, tiny(tmp_path, "killed", workers=1), plan)
+    result, backend = run_with_deaths(monkeypatch, tiny(tmp_path, "killed", workers=1), plan,
+                                      key=key_of(clean.output_dir))
     assert backend.deaths == 4 and result.games == len(want)
     got = deterministic_rows(tmp_path / "killed")
     assert {k: r.deterministic() for k, r in got.items()} == \
@@ -332,7 +342,7 @@ def test_a_real_worker_killed_mid_decision_is_replayed_not_forfeited(tmp_path):
     assert all(r.forfeit_kind is None for r in got.values())
     # Slow plays like Weak: the same games as a clean run of Weak against Weak
     clean = tiny(tmp_path, "clean", agents=[A("Weak", "slow"), A("Weak")], deals=4)
-    run_tournament(clean)
+    run_tournament(clean, key=key_of(slow.output_dir))
     want = deterministic_rows(clean.output_dir)
     assert {k: r.deterministic() for k, r in got.items()} == \
         {k: r.deterministic() for k, r in want.items()}

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from pyanitsa.agents.seeding import new_key
 from pyanitsa.tournaments.config import parse_config
 from pyanitsa.tournaments.runner import run_tournament
 from pyanitsa.tournaments.store import Store
@@ -33,9 +34,10 @@ def test_ray_and_local_backends_give_identical_games(ray_cluster, tmp_path, monk
     base = {"name": "r", "agents": agents, "rules": {"preset": "tactical"}, "deals": 5,
             "seed": 12, "workers": 2, "bootstrap": 0}
     results = {}
+    key = new_key()  # the same agent key: the same generators for the random agent
     for backend in ("local", "ray"):
         config = parse_config({**base, "backend": backend, "output": str(tmp_path / backend)})
-        assert run_tournament(config).played == 6 * 5 * 2
+        assert run_tournament(config, key=key).played == 6 * 5 * 2
         with Store.open(config.output_dir) as store:
             results[backend] = [r.deterministic() for r in store.rows()]
     assert results["ray"] == results["local"]

@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+from pyanitsa.agents.seeding import new_key
 from pyanitsa.cli import main
 from pyanitsa.tournaments.config import TournamentConfigError, parse_config
 from pyanitsa.tournaments.runner import run_tournament
@@ -45,6 +46,13 @@ def make(tmp_path, sub="out", **fields):
 def rows_of(folder):
     with Store.open(Path(folder)) as store:
         return [r.deterministic() for r in store.rows()]
+
+
+def key_of(folder):
+    """A tournament's agent key: another run with it plays the same games (random agents'
+    generators included); a fresh run draws its own."""
+    with Store.open(Path(folder)) as store:
+        return store.agent_key()
 
 
 def test_duplicate_self_play_comes_out_exactly_even(tmp_path):
@@ -111,7 +119,7 @@ def test_one_and_two_workers_give_identical_games(tmp_path):
     one = make(tmp_path, "one", agents=agents, deals=6, workers=1)
     two = make(tmp_path, "two", agents=agents, deals=6, workers=2)
     run_tournament(one)
-    run_tournament(two)
+    run_tournament(two, key=key_of(one.output_dir))
     assert rows_of(one.output_dir) == rows_of(two.output_dir)
     assert len(rows_of(one.output_dir)) == 3 * 6 * 2
 
@@ -128,10 +136,11 @@ def test_batch_and_reference_engines_give_identical_games(tmp_path, rules, playe
     is what the reference engine gives, forfeits included."""
     agents = [A("Strong"), A("Random"), A("Cheating"), A("Weak")]
     runs = {}
+    key = new_key()
     for engine in ("batch", "reference"):
         c = make(tmp_path, engine, agents=agents, rules=rules, players=players, deals=3,
                  engine=engine, workers=1)
-        run_tournament(c)
+        run_tournament(c, key=key)
         runs[engine] = rows_of(c.output_dir)
     assert runs["batch"] == runs["reference"]
     outcomes = {r[5] for r in runs["batch"]}
@@ -149,7 +158,7 @@ def test_resume_extends_and_refuses_other_tournaments(tmp_path):
     more = make(tmp_path, "part", agents=agents, players=3, deals=5, workers=1)
     assert run_tournament(more, resume=True).played == 3 * 3  # 3 more deals, 3 rotations
     whole = make(tmp_path, "whole", agents=agents, players=3, deals=5)
-    run_tournament(whole)
+    run_tournament(whole, key=key_of(part.output_dir))
     assert rows_of(more.output_dir) == rows_of(whole.output_dir)
     other = make(tmp_path, "part", agents=agents, players=3, deals=5, seed=4)
     with pytest.raises(TournamentStoreError, match="seed differs"):
@@ -220,7 +229,7 @@ def test_kill_minus_nine_then_resume_equals_an_uninterrupted_run(tmp_path):
                              timeout=120)
     assert resumed.returncode == 0, resumed.stderr
     clean = parse_config({**fields, "output": str(tmp_path / "clean")})
-    run_tournament(clean)
+    run_tournament(clean, key=key_of(tmp_path / "killed"))
     killed = rows_of(tmp_path / "killed")
     assert len(killed) == total
     assert killed == rows_of(clean.output_dir)

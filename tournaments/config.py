@@ -8,13 +8,14 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
     ValidationError,
+    ValidationInfo,
     field_validator,
     model_validator,
 )
@@ -43,6 +44,19 @@ class TournamentConfigError(TournamentError, ConfigError):
 
 class _Model(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
+
+    @field_validator("*", mode="before")
+    @classmethod
+    def _no_bool_numbers(cls, value: Any, info: ValidationInfo) -> Any:
+        # pydantic reads true as 1 for an int or float field: `deals: true` would play 1 deal
+        if isinstance(value, bool) and info.field_name is not None \
+                and not _takes_bool(cls.model_fields[info.field_name].annotation):
+            raise ValueError("must be a number, not true or false")
+        return value
+
+
+def _takes_bool(annotation: Any) -> bool:
+    return annotation is bool or annotation is Any or bool in get_args(annotation)
 
 
 class AgentEntry(_Model):

@@ -23,6 +23,7 @@ from typing import Any, Literal
 
 from pyanitsa.agents.game import AgentFailure, GameOutcome, play_games
 from pyanitsa.agents.protocol import Agent
+from pyanitsa.agents.seeding import AgentKey
 from pyanitsa.results import ClassicResult, Result, TacticalResult
 from pyanitsa.rules import Rules
 from pyanitsa.tournaments.schedule import GameKey, Schedule
@@ -147,17 +148,18 @@ def forfeit_places(players: int, seat: int) -> tuple[int, ...]:
 def play_rows(schedule: Schedule, rules: Rules, agents: Sequence[Agent],
               keys: Sequence[GameKey], *, time_limit: float | None,
               engine: Literal["batch", "reference"] = "batch",
-              before: Callable[[int], None] | None = None) -> list[GameRow]:
+              before: Callable[[int], None] | None = None,
+              key: AgentKey | None = None) -> list[GameRow]:
     """Play the games ``keys`` with ``agents`` (indexed like the tournament's entries).
 
     Decisions come first, game by game; then the games are played together by
     :func:`pyanitsa.agents.game.play_games` (the batch core unless ``engine="reference"``).
-    ``before(i)`` runs before game ``i``'s decisions.
+    ``before(i)`` runs before game ``i``'s decisions; ``key`` is the tournament's agent key.
     """
-    seats = [schedule.seats(key) for key in keys]
-    seeds = [schedule.seed_of(key) for key in keys]
+    seats = [schedule.seats(k) for k in keys]
+    seeds = [schedule.seed_of(k) for k in keys]
     played = play_games(rules, [[agents[i] for i in s] for s in seats], seeds,
-                        time_limit=time_limit, engine=engine, before=before)
+                        time_limit=time_limit, engine=engine, before=before, key=key)
     rows = []
     for key, seat_list, seed, timed in zip(keys, seats, seeds, played, strict=True):
         if isinstance(timed.outcome, AgentFailure):

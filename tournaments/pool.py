@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from pyanitsa.agents.game import warm_up
+from pyanitsa.agents.seeding import AgentKey
 from pyanitsa.tournaments.config import TournamentConfig
 from pyanitsa.tournaments.schedule import GameKey
 from pyanitsa.tournaments.worker import DecisionStatus, Message, Snapshot, WorkerContext
@@ -67,8 +68,8 @@ def _capture_output(log: str) -> None:
                       closefd=False)
 
 
-def _worker_main(config_json: str, conn: Connection, values: Any, parent: int,
-                 log: str | None) -> None:
+def _worker_main(config_json: str, key: AgentKey, conn: Connection, values: Any,
+                 parent: int, log: str | None) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
     if log is not None:
         _capture_output(log)
@@ -76,7 +77,7 @@ def _worker_main(config_json: str, conn: Connection, values: Any, parent: int,
     threading.Thread(target=_exit_with_parent, args=(parent,), daemon=True).start()
     status = DecisionStatus(values)
     try:
-        context = WorkerContext(config_json, status)
+        context = WorkerContext(config_json, key, status)
     except Exception as exc:  # a spec that does not build here: report, then stop
         conn.send(("failed", -1, f"building the agents: {type(exc).__name__}: {exc}"))
         return
@@ -100,12 +101,13 @@ def _worker_main(config_json: str, conn: Connection, values: Any, parent: int,
 
 
 class _Worker:
-    def __init__(self, ctx: Any, config_json: str, log: str | None) -> None:
+    def __init__(self, ctx: Any, config_json: str, key: AgentKey, log: str | None) -> None:
         self.conn, child = ctx.Pipe()
         self.values = ctx.Array("d", [-1.0, -1.0, -1.0, 0.0], lock=False)
         self.status = DecisionStatus(self.values)
         self.process = ctx.Process(target=_worker_main,
-                                   args=(config_json, child, self.values, os.getpid(), log),
+                                   args=(config_json, key, child, self.values, os.getpid(),
+                                         log),
                                    daemon=True, name="pyanitsa-tournament-worker")
         self.process.start()
         child.close()
@@ -118,13 +120,15 @@ class LocalBackend:
     """Chunks handed to a worker at once, so it never waits for the parent."""
     name = "local"
 
-    def __init__(self, config_json: str, workers: int, *, log: Path | None = None) -> None:
+    def __init__(self, config_json: str, workers: int, key: AgentKey, *,
+                 log: Path | None = None) -> None:
         method = "fork" if "fork" in multiprocessing.get_all_start_methods() \
             and sys.platform != "darwin" else "spawn"
         self.ctx = multiprocessing.get_context(method)
         self.config_json = config_json
         self.log = None if log is None else str(log)
         """Where the workers' stdout and stderr go (none: where the parent's go)."""
+        self.key = key
         self.workers: list[_Worker | None] = [None] * workers
 
     @property
@@ -138,7 +142,7 @@ class LocalBackend:
             if config.engine == "batch":
                 warm_up(config.build_rules(), config.players)
         for wid in self.ids:
-            self.workers[wid] = _Worker(self.ctx, self.config_json, self.log)
+            self.workers[wid] = _Worker(self.ctx, self.config_json, self.key, self.log)
 
     def _get(self, wid: int) -> _Worker:
         worker = self.workers[wid]
@@ -199,7 +203,7 @@ class LocalBackend:
         """Replace a worker that died."""
         w = self._get(wid)
         w.conn.close()
-        self.workers[wid] = _Worker(self.ctx, self.config_json, self.log)
+        self.workers[wid] = _Worker(self.ctx, self.config_json, self.key, self.log)
 
     def close(self) -> None:
         for w in self.workers:

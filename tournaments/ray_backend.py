@@ -18,14 +18,15 @@ from typing import Any
 import ray
 from ray.exceptions import GetTimeoutError, RayActorError, RayTaskError
 
+from pyanitsa.agents.seeding import AgentKey
 from pyanitsa.tournaments.schedule import GameKey
 from pyanitsa.tournaments.worker import DecisionStatus, Message, Snapshot, WorkerContext
 
 
 class _Actor:
-    def __init__(self, config_json: str) -> None:
+    def __init__(self, config_json: str, key: AgentKey) -> None:
         self.status = DecisionStatus()
-        self.context = WorkerContext(config_json, self.status)
+        self.context = WorkerContext(config_json, key, self.status)
 
     @ray.method(concurrency_group="play")
     def play(self, chunk: int, keys: Sequence[tuple[int, int, int]]) -> list[tuple[Any, ...]]:
@@ -46,8 +47,10 @@ class RayBackend:
     depth = 2
     name = "ray"
 
-    def __init__(self, config_json: str, workers: int, address: str | None) -> None:
+    def __init__(self, config_json: str, workers: int, address: str | None,
+                 key: AgentKey) -> None:
         self.config_json = config_json
+        self.key = key
         self.started = False
         if not ray.is_initialized():
             kwargs: dict[str, Any] = {"include_dashboard": False, "logging_level": "warning",
@@ -70,7 +73,7 @@ class RayBackend:
 
     def start(self) -> None:
         for wid in self.ids:
-            self.actors[wid] = RayActor.remote(self.config_json)
+            self.actors[wid] = RayActor.remote(self.config_json, self.key)
 
     def submit(self, wid: int, chunk: int, keys: Sequence[GameKey]) -> None:
         ref = self.actors[wid].play.remote(chunk, [tuple(k) for k in keys])
@@ -122,7 +125,7 @@ class RayBackend:
 
     def restart(self, wid: int) -> None:
         self._forget(wid)
-        self.actors[wid] = RayActor.remote(self.config_json)
+        self.actors[wid] = RayActor.remote(self.config_json, self.key)
 
     def close(self) -> None:
         for actor in self.actors:

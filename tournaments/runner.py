@@ -4,8 +4,9 @@ The parent process owns the database and the schedule. Workers (local processes 
 build the agents once and play chunks of whole duplicate blocks; every finished chunk is
 written in one transaction with ``INSERT OR IGNORE``, so nothing is counted twice and a kill
 loses at most the chunks in flight. Resuming skips the keys already stored; because every
-game's cards and agent generators come from its key alone, the results are those of an
-uninterrupted run, with any number of workers, on either backend.
+game's cards and agent generators come from its key alone (with the tournament's secret agent
+key, kept in the database), the results are those of an uninterrupted run, with any number of
+workers, on either backend.
 
 Chunks aim at a quarter of a second of play, sized from the games' measured times: scripted
 agents get chunks of hundreds of games (few round trips and commits, big batches for the batch
@@ -37,6 +38,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from pyanitsa.agents.seeding import AgentKey
 from pyanitsa.agents.specs import make_agent
 from pyanitsa.tournaments.config import TournamentConfig, TournamentConfigError, TournamentError
 from pyanitsa.tournaments.games import GameRow, forfeit_row
@@ -123,7 +125,9 @@ def check_agents(config: TournamentConfig) -> None:
                 from None
 
 
-def make_backend(config: TournamentConfig, workers: int) -> Any:
+def make_backend(config: TournamentConfig, workers: int, key: AgentKey) -> Any:
+    """The workers, handed the config and the agent key (which only they and the database
+    hold: it is not part of the config)."""
     config_json = config.model_dump_json()
     if config.backend == "ray":
         try:
@@ -131,9 +135,9 @@ def make_backend(config: TournamentConfig, workers: int) -> Any:
         except ImportError as exc:
             raise TournamentError(f"backend: ray is not installed ({exc}); install the "
                                   "'ray' extra: pip install 'pyanitsa[ray]'") from None
-        return RayBackend(config_json, workers, config.ray_address)
+        return RayBackend(config_json, workers, config.ray_address, key)
     from pyanitsa.tournaments.pool import LocalBackend
-    return LocalBackend(config_json, workers, log=worker_log(config))
+    return LocalBackend(config_json, workers, key, log=worker_log(config))
 
 
 def worker_log(config: TournamentConfig) -> Path:
@@ -145,7 +149,8 @@ def worker_log(config: TournamentConfig) -> Path:
 def run_tournament(config: TournamentConfig, *, resume: bool = False, overwrite: bool = False,
                    progress: bool = False, events: EventSink | None = None,
                    poll: float = 0.25, lock: FolderLock | None = None,
-                   logged: set[tuple[int, int, int]] | None = None) -> RunResult:
+                   logged: set[tuple[int, int, int]] | None = None,
+                   key: AgentKey | None = None) -> RunResult:
     """Play (or finish) a tournament into ``config.output_dir``; see the module docstring.
 
     The run holds the output folder's lock (:mod:`~pyanitsa.tournaments.lock`) from before
@@ -155,6 +160,9 @@ def run_tournament(config: TournamentConfig, *, resume: bool = False, overwrite:
     ``logged``: the games whose ``game`` events the sink holds already (a resumed run that
     appends to its events file). Stored games missing from it, whose events a kill between a
     commit and its events lost, are sent first, so the sink ends with each stored game once.
+
+    ``key``: the agent key of a new database (default: a fresh random one). Two tournaments
+    of the same config and key play the same games; the database keeps its key for resume.
     """
     start = time.perf_counter()
     config.build_rules()
@@ -162,7 +170,8 @@ def run_tournament(config: TournamentConfig, *, resume: bool = False, overwrite:
     schedule = Schedule.from_config(config)
     held = lock if lock is not None else FolderLock.acquire(config.output_dir)
     try:
-        store = Store.create(config.output_dir, config, resume=resume, overwrite=overwrite)
+        store = Store.create(config.output_dir, config, resume=resume, overwrite=overwrite,
+                             key=key)
         try:
             return _Run(config, schedule, store, progress, events, poll,
                         logged=logged).run(start)
@@ -341,7 +350,7 @@ class _Run:
         log = worker_log(self.config)
         log_before = _size(log)
         if to_play:
-            backend = make_backend(self.config, self.workers)
+            backend = make_backend(self.config, self.workers, self.store.agent_key())
             try:
                 backend.start()
                 self.bar = _progress_bar(already + to_play, already, self.config.name,

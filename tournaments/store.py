@@ -3,7 +3,10 @@
 Only the parent process writes. A batch of finished games goes in one transaction with
 ``INSERT OR IGNORE`` on the key ``(pairing, deal, rotation)``, so a retried or duplicated write
 never counts twice and a kill at any moment leaves whole games only. ``meta`` holds the
-configuration the games were played with; resuming checks it.
+configuration the games were played with (resuming checks it) and the tournament's secret agent
+key (:mod:`pyanitsa.agents.seeding`): made once with the database, read again by every resume,
+so that agents' generators are the same on resume and unknown to the agents. Reports never
+show it.
 """
 
 from __future__ import annotations
@@ -14,12 +17,14 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
+from pyanitsa.agents.seeding import AgentKey, check_key, new_key
 from pyanitsa.tournaments.config import RESULT_FIELDS, TournamentConfig, TournamentError
 from pyanitsa.tournaments.games import COLUMNS, GameRow
 from pyanitsa.tournaments.schedule import GameKey
 
 DB_NAME = "tournament.db"
-SCHEMA_VERSION = "1"
+SCHEMA_VERSION = "2"
+"""2: the agent key in ``meta`` (1 had none: its agents' generators were readable)."""
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -61,8 +66,11 @@ class Store:
 
     @classmethod
     def create(cls, folder: Path, config: TournamentConfig, *, resume: bool,
-               overwrite: bool = False) -> Store:
-        """Open the database of ``folder`` for ``config``: new, or resumed if ``resume``."""
+               overwrite: bool = False, key: AgentKey | None = None) -> Store:
+        """Open the database of ``folder`` for ``config``: new, or resumed if ``resume``.
+
+        A new database keeps ``key`` as its agent key, or a fresh random one; a resumed one
+        keeps its own (``key``, if given, must be it)."""
         folder.mkdir(parents=True, exist_ok=True)
         path = folder / DB_NAME
         _check_file(path)  # before --overwrite: a directory of that name is not ours to delete
@@ -72,13 +80,22 @@ class Store:
         store = cls(path, _connect(path))
         meta = store.meta()
         if "config" not in meta:  # new (or killed before its first commit)
-            store._init(config)
+            store._init(config, check_key(key) if key is not None else new_key())
             return store
         if not resume:
             store.close()
             raise TournamentStoreError(f"{folder} already holds a tournament ({path.name}); "
                                        "pass --resume to continue it, --overwrite to start "
                                        "again, or choose another output")
+        if "agent_key" not in meta:
+            store.close()
+            raise TournamentStoreError(
+                f"--resume: {path} was made by an older pyanitsa whose agent generators were "
+                "derived from the seeds alone (an agent could read the deal from its own); "
+                "its games cannot be continued exactly: start again with --overwrite")
+        if key is not None and bytes.fromhex(meta["agent_key"]) != key:
+            store.close()
+            raise TournamentStoreError(f"--resume: {path} holds another agent key")
         old = json.loads(meta["result_fields"])
         new = config.result_fields()
         for name in RESULT_FIELDS:
@@ -107,12 +124,13 @@ class Store:
             raise TournamentStoreError(f"{path}: holds no tournament configuration")
         return store
 
-    def _init(self, config: TournamentConfig) -> None:
+    def _init(self, config: TournamentConfig, key: AgentKey) -> None:
         with self.conn:
             self.conn.executemany("INSERT OR REPLACE INTO meta VALUES (?, ?)", [
                 ("schema", SCHEMA_VERSION),
                 ("config", config.model_dump_json()),
                 ("result_fields", json.dumps(config.result_fields(), sort_keys=True)),
+                ("agent_key", key.hex()),
             ])
 
     # -- reading and writing --------------------------------------------------------------------
@@ -126,6 +144,13 @@ class Store:
 
     def config(self) -> TournamentConfig:
         return TournamentConfig.model_validate_json(self.meta()["config"])
+
+    def agent_key(self) -> AgentKey:
+        """The key of the agents' generators (secret: for the workers, never for reports)."""
+        text = self.meta().get("agent_key")
+        if text is None:
+            raise TournamentStoreError(f"{self.path}: holds no agent key (an older database)")
+        return bytes.fromhex(text)
 
     def keys(self) -> set[GameKey]:
         return {GameKey(*k) for k in

@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from pyanitsa.agents.protocol import Agent
+from pyanitsa.agents.seeding import AgentKey
 from pyanitsa.agents.specs import make_agent
 from pyanitsa.cards import Card
 from pyanitsa.tournaments.config import TournamentConfig
@@ -88,10 +89,13 @@ class TrackedAgent:
 
 
 class WorkerContext:
-    """A worker's agents, rules and schedule, built once per process from the config JSON."""
+    """A worker's agents, rules and schedule, built once per process from the config JSON, and
+    the tournament's agent key that seeds the agents' generators."""
 
-    def __init__(self, config_json: str, status: DecisionStatus | None = None) -> None:
+    def __init__(self, config_json: str, key: AgentKey,
+                 status: DecisionStatus | None = None) -> None:
         config = TournamentConfig.model_validate_json(config_json)
+        self.key = key
         self.status = status or DecisionStatus()
         self.schedule = Schedule.from_config(config)
         self.rules = config.build_rules()
@@ -104,6 +108,7 @@ class WorkerContext:
         batch core); rows in database form."""
         rows = play_rows(self.schedule, self.rules, self.agents, [GameKey(*k) for k in keys],
                          time_limit=self.time_limit, engine=self.engine,
-                         before=lambda position: self.status.game(chunk, position))
+                         before=lambda position: self.status.game(chunk, position),
+                         key=self.key)
         self.status.game(-1, -1)
         return [row.to_sql() for row in rows]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 
-from pyanitsa.cli import CliError
+from pyanitsa.cli import CliError, values
 from pyanitsa.cli.rules_args import add_rules_arguments, rules_from_args
 from pyanitsa.hooks import hook, split_specs
 from pyanitsa.results import ClassicResult, Termination
@@ -21,9 +21,11 @@ def register(sub: argparse._SubParsersAction) -> None:
                                    "in the order dealt (uniformly random orders).")
     add_rules_arguments(p)
     p.add_argument("--players", type=int, default=2, help="seats, 2..8 (default 2)")
-    p.add_argument("--games", type=int, default=10000, help="games to play (default 10000)")
-    p.add_argument("--seed", type=int, default=0, help="the run's seed (default 0)")
-    p.add_argument("--workers", type=int, default=None, metavar="N",
+    p.add_argument("--games", type=values.positive_int, default=10000,
+                   help="games to play (default 10000)")
+    p.add_argument("--seed", type=values.seed, default=0,
+                   help="the run's seed, 0..2^64-1 (default 0)")
+    p.add_argument("--workers", type=values.positive_int, default=None, metavar="N",
                    help="threads (default: every core); results never depend on it")
     p.add_argument("--agents", metavar="SPEC,...",
                    help="an agent per seat (tactical: they order the hands; classic: they "
@@ -36,8 +38,6 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     rules = rules_from_args(args)
-    if args.games < 1:
-        raise CliError(f"--games {args.games}: must be positive")
     specs = split_specs(args.agents) if args.agents else None
     if specs is not None:
         if args.players != len(specs) and args.players != 2:

@@ -1,0 +1,56 @@
+"""Argument types for numbers on the command line: in range, or one line naming the option.
+
+``type=int`` takes ``--seed -1`` (which the generator masks to 2^64 - 1) and ``--workers 0``;
+``type=float`` takes ``nan`` and ``inf``, and a NaN time limit is no limit (every comparison
+with it is false). These types refuse them: argparse prints ``argument --seed: ...`` and exits
+with code 2, as for any other bad argument.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+
+from pyanitsa.rng import MASK64
+
+_MAX_DIGITS = 40
+"""Longer integers are refused before conversion (a seed has at most 20 digits)."""
+
+
+def _integer(text: str) -> int:
+    digits = text.strip().lstrip("+-")
+    if len(digits) > _MAX_DIGITS or not (digits.isascii() and digits.isdigit()):
+        raise argparse.ArgumentTypeError(f"{_shown(text)} is not an integer")
+    return int(text)
+
+
+def seed(text: str) -> int:
+    """A seed: an integer 0..2^64-1."""
+    value = _integer(text)
+    if not 0 <= value <= MASK64:
+        raise argparse.ArgumentTypeError(f"{value} is outside 0..2^64-1")
+    return value
+
+
+def positive_int(text: str) -> int:
+    """A count: an integer 1 or more."""
+    value = _integer(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{value} is not a positive integer")
+    return value
+
+
+def positive_seconds(text: str) -> float:
+    """A duration: a finite number of seconds above 0."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{_shown(text)} is not a number of seconds") from None
+    if not math.isfinite(value) or value <= 0:
+        raise argparse.ArgumentTypeError(f"{_shown(text)} is not a finite, positive number "
+                                         "of seconds")
+    return value
+
+
+def _shown(text: str) -> str:
+    return repr(text if len(text) <= 30 else text[:30] + "...")

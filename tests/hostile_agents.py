@@ -1,0 +1,193 @@
+"""Hostile agents for tests/test_agents_hostile.py, named by spec as ``hostile_agents:Class``.
+
+The tests put this folder on ``sys.path`` (and ``PYTHONPATH`` for subprocesses), so the specs
+import in tournament workers too. Each misbehaves in one way; the tests check that only its own
+games suffer.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import sys
+import time
+
+
+class _Base:
+    spec = ""
+
+    @property
+    def name(self) -> str:
+        return self.spec or type(self).__name__
+
+    def order_hand(self, view, rng):
+        return list(view.hand)
+
+    def order_pickup(self, view, rng):
+        return list(view.cards)
+
+
+class Exiting(_Base):
+    """Calls ``sys.exit(7)`` in every decision."""
+
+    def order_hand(self, view, rng):
+        sys.exit(7)
+
+    def order_pickup(self, view, rng):
+        sys.exit(7)
+
+
+class Interrupting(_Base):
+    """Raises KeyboardInterrupt itself (no signal) in every decision."""
+
+    def order_hand(self, view, rng):
+        raise KeyboardInterrupt
+
+    def order_pickup(self, view, rng):
+        raise KeyboardInterrupt
+
+
+class BaseRaising(_Base):
+    """Raises a bare BaseException subclass of its own."""
+
+    class Boom(BaseException):
+        pass
+
+    def order_hand(self, view, rng):
+        raise self.Boom("no Exception here")
+
+
+class ExitingAtBirth(_Base):
+    """Calls ``sys.exit(5)`` in its constructor."""
+
+    def __init__(self) -> None:
+        sys.exit(5)
+
+
+class SignalsItself(_Base):
+    """Sends SIGINT to its own process during a decision, as a user's Ctrl-C would arrive,
+    then waits for it (or, with ``swallow=True``, catches the KeyboardInterrupt and answers)."""
+
+    def __init__(self, swallow: bool = False) -> None:
+        self.swallow = swallow
+
+    def order_hand(self, view, rng):
+        try:
+            os.kill(os.getpid(), signal.SIGINT)
+            time.sleep(2)
+        except KeyboardInterrupt:
+            if not self.swallow:
+                raise
+        return list(view.hand)
+
+
+class Sleepy(_Base):
+    """Answers after ``delay`` seconds (so a run lasts long enough to be interrupted)."""
+
+    def __init__(self, delay: float = 0.01) -> None:
+        self.delay = delay
+
+    def order_hand(self, view, rng):
+        time.sleep(self.delay)
+        return list(view.hand)
+
+
+class Strong(_Base):
+    """Strongest card first (deterministic)."""
+
+    def order_hand(self, view, rng):
+        rank = view.ranks.rank_of
+        return sorted(view.hand, key=lambda c: (-rank[c], c))
+
+
+class Vandal(_Base):
+    """Writes to everything its view reaches (the view, its rules, their deck, the rank table),
+    then plays like _Base."""
+
+    def order_hand(self, view, rng):
+        order = list(view.hand)
+        vandalise(view)
+        return order
+
+    def order_pickup(self, view, rng):
+        order = list(view.cards)
+        vandalise(view)
+        return order
+
+
+def vandalise(view) -> None:
+    rules = view.rules
+    ranks = view.ranks
+    for key, value in (("misere", not rules.misere), ("max_rounds", 1),
+                       ("weakest_beats_ace", not rules.weakest_beats_ace)):
+        object.__setattr__(rules, key, value)
+    deck = rules.deck
+    deck.__dict__["values"] = tuple(reversed(deck.values))
+    object.__setattr__(deck, "ranks", deck.ranks + 1)
+    for key in ("rank_of", "counts"):
+        with contextlib.suppress(AttributeError):  # a table that cannot be written to
+            object.__setattr__(ranks, key, tuple(reversed(getattr(ranks, key))))
+    object.__setattr__(view, "seat", 99)
+
+
+# -- reading the generator ------------------------------------------------------------------------
+
+_MUL1, _MUL2 = 0xBF58476D1CE4E5B9, 0x94D049BB133111EB
+_MASK = (1 << 64) - 1
+_GOLDEN = 0x9E3779B97F4A7C15
+_OLD_AGENT_STREAM = 0xA6E7
+
+
+def _mix64(z: int) -> int:
+    z = ((z ^ (z >> 30)) * _MUL1) & _MASK
+    z = ((z ^ (z >> 27)) * _MUL2) & _MASK
+    return z ^ (z >> 31)
+
+
+def _unshift(z: int, k: int) -> int:
+    x = z
+    for _ in range(64 // k + 1):
+        x = z ^ (x >> k)
+    return x
+
+
+def _unmix64(z: int) -> int:
+    z = _unshift(z, 31)
+    z = (z * pow(_MUL2, -1, 1 << 64)) & _MASK
+    z = _unshift(z, 27)
+    z = (z * pow(_MUL1, -1, 1 << 64)) & _MASK
+    return _unshift(z, 30)
+
+
+def game_seed_from(entropy: int, seat: int) -> int:
+    """Run ``derive_seed(game_seed, 0xA6E7, seat)`` (how agent generators were seeded) backwards:
+    each SplitMix64 step is a bijection."""
+    s = entropy & _MASK
+    for p in (seat, _OLD_AGENT_STREAM):
+        s = ((_unmix64(s) - _GOLDEN) & _MASK) ^ _mix64((p + _GOLDEN) & _MASK)
+    return (_unmix64(s) - _GOLDEN) & _MASK
+
+
+class SeedReader(_Base):
+    """Reads its generator's seed, runs the seed derivation backwards to a game seed and deals
+    from it. It notes in ``log`` whether the deal it found gives it its own hand, and its
+    guess of each unseen card's holder: from the deal it found, which is the truth when the
+    generator gives the game away."""
+
+    log: list[tuple[bool, dict[int, int]]] = []
+
+    def order_hand(self, view, rng):
+        from pyanitsa.dealing import deal
+        from pyanitsa.rng import Rng
+
+        entropy = rng.bit_generator.seed_seq.entropy
+        found = deal(view.rules, view.players, Rng(game_seed_from(int(entropy), view.seat)))
+        recovered = sorted(found.seats[view.seat]) == sorted(view.hand)
+        holder = {c: s for s, cards in enumerate(found.seats) for c in cards if s != view.seat}
+        others = [s for s in range(view.players) if s != view.seat]
+        mine = set(view.hand)
+        guess = {c: holder.get(c, others[c % len(others)]) for c in range(view.rules.deck.size)
+                 if c not in mine}
+        SeedReader.log.append((recovered, guess))
+        return list(view.hand)
