@@ -4,7 +4,7 @@ Imported only for ``backend: ray`` (Ray is the optional ``ray`` extra). Each act
 agents once and plays chunks in order on one thread, while a second thread lets the parent read
 its decision status, so a hung decision is killed and scored as a forfeit as with the local
 pool. When an actor dies, Ray cannot say which decision it was in, so its chunks are retried on
-a fresh actor, game by game once a chunk has killed two (see :mod:`pyanitsa.tournaments.runner`).
+a fresh actor, game by game once a chunk has killed two (see :mod:`pyanitsa.tournaments.deaths`).
 """
 
 from __future__ import annotations

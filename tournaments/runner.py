@@ -19,21 +19,16 @@ Failures:
 * A decision still running after ``kill_after`` seconds (``hang_timeout``, by default
   ``2 * time_limit + 5``) gets its worker killed; the agent forfeits that game (``timeout``),
   the worker is replaced and the other games of its chunks are handed out again.
-* A worker that dies is not yet the deciding agent's fault (it may have been killed from
-  outside): the game it was deciding is replayed on its own in the worker started in its place,
-  with the same seeds, and only a second death in the same seat's decision of that game is the
-  agent's forfeit (``error``). Other games of its chunks are handed out again. A chunk a worker
-  died in twice outside any decision is retried game by game; the run stops only if one game,
-  played alone, kills two workers outside any decision, or workers die three times in a row
-  before playing anything (then no agent is to blame: the engine or the machine failed).
+* A worker that dies is handled by :mod:`pyanitsa.tournaments.deaths`: the game it was
+  deciding is replayed once, a second death in that decision is the agent's forfeit, and the
+  other games of its chunks are handed out again.
 """
 
 from __future__ import annotations
 
-import sys
 import time
 from collections import deque
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -41,7 +36,9 @@ from typing import Any
 from pyanitsa.agents.seeding import AgentKey
 from pyanitsa.agents.specs import make_agent
 from pyanitsa.tournaments.config import TournamentConfig, TournamentConfigError, TournamentError
-from pyanitsa.tournaments.games import GameRow, forfeit_row
+from pyanitsa.tournaments.deaths import Chunk, Deaths
+from pyanitsa.tournaments.events import EventSink, file_size, game_event, progress_bar
+from pyanitsa.tournaments.games import GameRow
 from pyanitsa.tournaments.lock import FolderLock
 from pyanitsa.tournaments.schedule import GameKey, Schedule
 from pyanitsa.tournaments.stats import Sprt, block_score
@@ -54,15 +51,6 @@ CHUNK_SECONDS = 0.25
 MAX_CHUNK = 1024
 WORKER_LOG = "workers.log"
 """Local workers' stdout and stderr, in the output folder."""
-
-EventSink = Callable[[dict[str, Any]], None]
-
-
-@dataclass
-class Chunk:
-    id: int
-    keys: list[GameKey]
-    crashes: int = 0
 
 
 @dataclass
@@ -214,13 +202,8 @@ class _Run:
         if self.sprt is not None:  # a resumed run: its stored games count towards the tests
             for row in store.iter_rows():
                 self._count_sprt(row, announce=False)
-        self.retry: deque[Chunk] = deque()
-        # games replayed after their worker died in a decision, each for that worker's
-        # successor; deaths counted per (game, seat deciding)
-        self.pinned: dict[int, deque[Chunk]] = {}
-        self.deaths: dict[tuple[GameKey, int], int] = {}
-        self.idle_deaths = 0
         self.chunk_ids = iter(range(1 << 62))
+        self.deaths = Deaths(schedule, self.names, self.chunk_ids)
         self.played = 0
         remaining = self.left
         workers = max(1, min(config.workers, pending_blocks))
@@ -273,7 +256,7 @@ class _Run:
                         "llr": test.llr, "blocks": test.n, "score": test.mean})
 
     def _next_chunk(self, wid: int) -> Chunk | None:
-        for queue in (self.pinned[wid], self.retry):
+        for queue in (self.deaths.pinned[wid], self.deaths.retry):
             while queue:
                 chunk = queue.popleft()
                 chunk.keys = [k for k in chunk.keys if not self._stopped(k.pairing)]
@@ -318,18 +301,9 @@ class _Run:
             if self.sprt is not None or self.events is not None:
                 row = GameRow.from_sql(sql)
                 if self.events is not None:
-                    self._emit(self._game_event(row))
+                    self._emit(game_event(row, self.names))
                 if self.sprt is not None:
                     self._count_sprt(row)
-
-    def _game_event(self, row: GameRow) -> dict[str, Any]:
-        forfeit = None if row.forfeit_seat is None else {
-            "seat": row.forfeit_seat, "agent": self.names[row.seats[row.forfeit_seat]],
-            "kind": row.forfeit_kind, "reason": row.forfeit_reason}
-        return {"event": "game", "pairing": row.pairing, "deal": row.deal,
-                "rotation": row.rotation, "agents": [self.names[i] for i in row.seats],
-                "outcome": row.outcome, "points": list(row.points), "places": list(row.places),
-                "rounds": row.rounds, "forfeit": forfeit}
 
     # -- the loop -------------------------------------------------------------------------------
 
@@ -346,15 +320,15 @@ class _Run:
             # one row at a time: the records of a big tournament need not all be in memory
             for row in self.store.iter_rows():
                 if row.key not in self.logged:
-                    self._emit(self._game_event(row))
+                    self._emit(game_event(row, self.names))
         log = worker_log(self.config)
-        log_before = _size(log)
+        log_before = file_size(log)
         if to_play:
             backend = make_backend(self.config, self.workers, self.store.agent_key())
             try:
                 backend.start()
-                self.bar = _progress_bar(already + to_play, already, self.config.name,
-                                         self.show_progress)
+                self.bar = progress_bar(already + to_play, already, self.config.name,
+                                        self.show_progress)
                 self._loop(backend)
             finally:
                 backend.close()
@@ -365,11 +339,11 @@ class _Run:
         self._emit({"event": "finish", "played": self.played, "games": games,
                     "seconds": seconds})
         return RunResult(self.config.output_dir, self.played, games, seconds,
-                         self.decisions, _size(log) - log_before)
+                         self.decisions, file_size(log) - log_before)
 
     def _loop(self, backend: Any) -> None:
         inflight: dict[int, list[Chunk]] = {wid: [] for wid in backend.ids}
-        self.pinned = {wid: deque() for wid in backend.ids}
+        self.deaths.pinned = {wid: deque() for wid in backend.ids}
         kill_after = self.config.kill_after
         last_check = time.monotonic()
         check_every = 0.0 if backend.name == "local" else max(1.0, (kill_after or 0) / 4)
@@ -388,7 +362,7 @@ class _Run:
                 if kind == "done":
                     chunk_id, rows = message[2], message[3]
                     inflight[wid] = [c for c in inflight[wid] if c.id != chunk_id]
-                    self.idle_deaths = 0
+                    self.deaths.idle = 0
                     self._store(rows)
                 elif kind == "failed":
                     raise TournamentError(f"worker {wid} failed: {message[3].strip()}")
@@ -414,102 +388,7 @@ class _Run:
 
     def _lost(self, backend: Any, wid: int, inflight: dict[int, list[Chunk]], snap: Any,
               kind: str, what: str) -> None:
-        """A worker is gone with its chunks; score or replay the decision it was in, hand the
-        other games out again.
-
-        A hang (``timeout``) is the deciding agent's forfeit at once: the parent timed it. A
-        death is no evidence against the agent yet (anything may kill a worker from outside),
-        so that game is replayed on its own in the fresh worker, with the same seeds; only a
-        second death in the same seat's decision of that game is the agent's forfeit.
-        """
+        """A worker is gone with its chunks: see :meth:`Deaths.lost`."""
         chunks, inflight[wid] = inflight[wid], []
-        deciding = _deciding(chunks, snap)
-        action = "retry"
-        if deciding is not None:
-            key, seat = deciding
-            strikes = self.deaths[deciding] = self.deaths.get(deciding, 0) + 1
-            if kind == "timeout" or strikes >= 2:
-                name = self.names[self.schedule.seats(key)[seat]]
-                again = "" if kind == "timeout" else \
-                    "; it died in this decision twice, the second time replayed in a fresh worker"
-                row = forfeit_row(self.schedule, key, seat, kind,
-                                  f"seat {seat}: agent {name!r}: {what}{again}")
-                self._store([row.to_sql()])
-                action = "forfeit"
-            else:
-                self.pinned[wid].append(Chunk(next(self.chunk_ids), [key]))
-                action = "replay"
-        self._emit({"event": "worker", "worker": wid, "what": kind, "detail": what,
-                    "game": None if deciding is None else list(deciding[0]),
-                    "seat": None if deciding is None else deciding[1], "action": action})
-        self._requeue(chunks, None if deciding is None else deciding[0],
-                      None if deciding is not None else _running(chunks, snap), what)
-
-    def _requeue(self, chunks: list[Chunk], replayed: GameKey | None, struck: int | None,
-                 what: str) -> None:
-        """Hand the unfinished games of lost chunks out again. ``struck`` is the chunk the
-        worker died in outside any decision: twice, and its games are tried one by one; a
-        single game that kills two workers on its own, outside any decision, stops the run
-        (no agent was deciding: the engine or the machine failed)."""
-        if struck is None:
-            self.idle_deaths += 1
-            if self.idle_deaths >= 3:
-                raise TournamentError(f"workers died {self.idle_deaths} times in a row before "
-                                      f"playing a game ({what}); fix the cause and continue "
-                                      "with --resume")
-        for chunk in reversed(chunks):
-            chunk.keys = [k for k in chunk.keys if k != replayed and k not in self.done]
-            if not chunk.keys:
-                continue
-            if chunk.id != struck:
-                self.retry.appendleft(chunk)
-                continue
-            chunk.crashes += 1
-            if chunk.crashes < 2:
-                self.retry.appendleft(chunk)
-            elif len(chunk.keys) > 1:
-                self.retry.extendleft(Chunk(next(self.chunk_ids), [k])
-                                      for k in reversed(chunk.keys))
-            else:
-                raise TournamentError(
-                    f"game {tuple(chunk.keys[0])} killed its worker twice on its own, outside "
-                    f"any agent decision ({what}); fix the cause and continue with --resume")
-
-
-def _deciding(chunks: list[Chunk], snap: Any) -> tuple[GameKey, int] | None:
-    """The game and seat whose decision a worker was in, from its last snapshot."""
-    if snap is None or snap.seat < 0:
-        return None
-    for chunk in chunks:
-        if chunk.id == snap.chunk and 0 <= snap.position < len(chunk.keys):
-            return chunk.keys[snap.position], snap.seat
-    return None
-
-
-def _running(chunks: list[Chunk], snap: Any) -> int | None:
-    """The chunk a worker was playing when it died outside a decision: its snapshot's, or
-    with no snapshot (Ray) the oldest in flight, since a worker plays its chunks in order."""
-    if snap is None:
-        return chunks[0].id if chunks else None
-    return snap.chunk if any(c.id == snap.chunk for c in chunks) else None
-
-
-def _size(path: Path) -> int:
-    try:
-        return path.stat().st_size
-    except OSError:
-        return 0
-
-
-def _progress_bar(total: int, initial: int, name: str, show: bool) -> Any:
-    if not show:
-        return None
-    from tqdm import tqdm
-
-    # no monitor thread: workers may be forked later, and a fork should copy one thread only
-    saved, tqdm.monitor_interval = tqdm.monitor_interval, 0
-    try:
-        return tqdm(total=total, initial=initial, unit="game", desc=name, file=sys.stderr,
-                    dynamic_ncols=True, smoothing=0.05)
-    finally:
-        tqdm.monitor_interval = saved
+        self.deaths.lost(wid, chunks, snap, kind, what, done=self.done, store=self._store,
+                         emit=self._emit)
