@@ -8,9 +8,11 @@ over the game seed, the seat and a purpose: without the key, the seed is unrelat
 
 Where the key comes from:
 
-* a tournament makes one from ``os.urandom`` with its database and keeps it there, so its
-  workers (any number, either backend) and every ``--resume`` derive the same generators,
-  while no agent can (the views and generators agents get do not hold it);
+* a tournament makes one with its database and keeps it there, so its workers (any number,
+  either backend) and every ``--resume`` derive the same generators (the views and generators
+  agents get do not hold it). By default it is :func:`key_from_seed` of the tournament's seed,
+  so one config plays the same games anywhere; ``agent_key: random`` draws it from
+  ``os.urandom``, a secret even from an agent that knows the seed;
 * ``play``, ``simulate`` and the other tools derive it from the game seed through a one-way
   function (:func:`key_from_seed`), so a ``--seed`` reproduces its games anywhere, and game
   ``i`` of ``simulate`` is exactly ``play --seed derive_seed(SEED, i)``. That key is no secret

@@ -315,8 +315,14 @@ def test_a_tournament_keeps_a_secret_key_and_resumes_exactly(tmp_path):
     run_tournament(whole, key=key)  # the same key: the same games, as an uninterrupted run
     with Store.open(whole.output_dir) as store:
         assert [r.deterministic() for r in store.rows()] == resumed
-    other = _tournament(tmp_path / "c", agents, deals=5, workers=2)
-    run_tournament(other)  # a fresh key: the random agent plays other orders
+    again = _tournament(tmp_path / "c", agents, deals=5, workers=2)
+    run_tournament(again)  # the same config and seed: the same key, the same games
+    with Store.open(again.output_dir) as store:
+        assert store.agent_key() == key
+        assert [r.deterministic() for r in store.rows()] == resumed
+    other = _tournament(tmp_path / "d", agents, deals=5, workers=2).model_copy(
+        update={"agent_key": "random"})
+    run_tournament(other)  # a fresh secret: the random agent plays other orders
     with Store.open(other.output_dir) as store:
         assert store.agent_key() != key
         assert [r.deterministic() for r in store.rows()] != resumed

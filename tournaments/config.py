@@ -118,6 +118,10 @@ class TournamentConfig(_Model):
     duplicate: bool = True
     """Play each deal in every seat rotation with the same cards, so luck cancels."""
     seed: int = Field(0, ge=0, le=MASK64)
+    agent_key: Literal["seed", "random"] = "seed"
+    """What keys the agents' generators. ``seed``: a one-way function of ``seed``, so one config
+    plays the same games anywhere. ``random``: a fresh secret per database, for bots that may
+    know the seed (they can still compute the deals from it: keep such a seed private)."""
     workers: int = Field(1, ge=1, le=512)
     backend: Backend = "local"
     ray_address: str | None = None

@@ -4,9 +4,9 @@ Only the parent process writes. A batch of finished games goes in one transactio
 ``INSERT OR IGNORE`` on the key ``(pairing, deal, rotation)``, so a retried or duplicated write
 never counts twice and a kill at any moment leaves whole games only. ``meta`` holds the
 configuration the games were played with (resuming checks it) and the tournament's secret agent
-key (:mod:`pyanitsa.agents.seeding`): made once with the database, read again by every resume,
-so that agents' generators are the same on resume and unknown to the agents. Reports never
-show it.
+key (:mod:`pyanitsa.agents.seeding`): made once with the database (one-way from the seed, or
+random with ``agent_key: random``), read again by every resume, so that agents' generators are
+the same on resume and say nothing of the deal. Reports never show it.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
-from pyanitsa.agents.seeding import AgentKey, check_key, new_key
+from pyanitsa.agents.seeding import AgentKey, check_key, key_from_seed, new_key
 from pyanitsa.tournaments.config import RESULT_FIELDS, TournamentConfig, TournamentError
 from pyanitsa.tournaments.games import COLUMNS, GameRow
 from pyanitsa.tournaments.schedule import GameKey
@@ -69,8 +69,9 @@ class Store:
                overwrite: bool = False, key: AgentKey | None = None) -> Store:
         """Open the database of ``folder`` for ``config``: new, or resumed if ``resume``.
 
-        A new database keeps ``key`` as its agent key, or a fresh random one; a resumed one
-        keeps its own (``key``, if given, must be it)."""
+        A new database keeps ``key`` as its agent key, or else the config's (``agent_key``:
+        derived from its seed, or fresh and random); a resumed one keeps its own (``key``, if
+        given, must be it)."""
         folder.mkdir(parents=True, exist_ok=True)
         path = folder / DB_NAME
         _check_file(path)  # before --overwrite: a directory of that name is not ours to delete
@@ -80,7 +81,7 @@ class Store:
         store = cls(path, _connect(path))
         meta = store.meta()
         if "config" not in meta:  # new (or killed before its first commit)
-            store._init(config, check_key(key) if key is not None else new_key())
+            store._init(config, check_key(key) if key is not None else _new_key(config))
             return store
         if not resume:
             store.close()
@@ -221,3 +222,9 @@ def _connect(path: Path) -> sqlite3.Connection:
         conn.close()
         raise _not_ours(path, exc) from None
     return conn
+
+
+def _new_key(config: TournamentConfig) -> AgentKey:
+    """A new database's agent key: by default one-way from the seed, so the same config plays
+    the same games in any process; ``agent_key: random`` for a key no one can derive."""
+    return new_key() if config.agent_key == "random" else key_from_seed(config.seed)
