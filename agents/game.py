@@ -22,7 +22,14 @@ from typing import Literal
 
 import numpy as np
 
-from pyanitsa.agents.guard import AgentRaised, call_agent, watching_interrupts
+from pyanitsa.agents.guard import (
+    AgentRaised,
+    DecisionTimeout,
+    IllegalAnswer,
+    call_agent,
+    time_budget,
+    watching_interrupts,
+)
 from pyanitsa.agents.orders import check_order
 from pyanitsa.agents.protocol import Agent, hand_view, pickup_view
 from pyanitsa.agents.seeding import AgentKey, seat_rng
@@ -73,11 +80,21 @@ class _Referee:
     def ask(self, seat: Seat, method: str, view: object, given: Sequence[Card],
             what: str) -> list[Card]:
         agent = self.agents[seat]
+        try:  # outside the clock: an out-of-process bot starts and shakes hands here
+            call_agent(_warm_up, agent)
+        except AgentRaised as exc:
+            raise AgentFailure(seat, "error", f"{_label(agent)} failed to start: "
+                                              f"{exc}") from exc.exc
+        token = time_budget.set(self.time_limit)
         start = time.perf_counter()
         try:
             chosen = call_agent(_decide, agent, method, view, self.rngs[seat])
         except AgentRaised as exc:  # anything an agent raises is a forfeit, not a crash of ours
-            raise AgentFailure(seat, "error", f"{_label(agent)} raised {exc}") from exc.exc
+            kind: FailureKind = ("timeout" if isinstance(exc.exc, DecisionTimeout) else
+                                 "illegal" if isinstance(exc.exc, IllegalAnswer) else "error")
+            raise AgentFailure(seat, kind, f"{_label(agent)} raised {exc}") from exc.exc
+        finally:
+            time_budget.reset(token)
         elapsed = time.perf_counter() - start
         if self.time_limit is not None and elapsed > self.time_limit:
             raise AgentFailure(seat, "timeout", f"{_label(agent)} took {elapsed:.3f} s, over "
@@ -92,6 +109,14 @@ class _Referee:
     def pickup(self, request: PickupRequest) -> list[Card]:
         return self.ask(request.seat, "order_pickup", pickup_view(request), request.cards,
                         "pickup order")
+
+
+def _warm_up(agent: Agent) -> None:
+    """Call the agent's optional ``warm_up()`` (start a process, load a model) before the clock
+    starts."""
+    warm = getattr(agent, "warm_up", None)
+    if callable(warm):
+        warm()
 
 
 def _decide(agent: Agent, method: str, view: object, rng: np.random.Generator) -> object:

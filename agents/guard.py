@@ -28,6 +28,7 @@ import contextlib
 import signal
 import threading
 from collections.abc import Callable, Iterator
+from contextvars import ContextVar
 from typing import Any, TypeVar
 
 from pyanitsa.errors import PyanitsaError
@@ -46,6 +47,21 @@ class AgentRaised(PyanitsaError):
     def __init__(self, exc: BaseException) -> None:
         super().__init__(describe_exception(exc))
         self.exc = exc
+
+
+class DecisionTimeout(Exception):  # noqa: N818 - read as "the agent's decision timed out"
+    """Raised by an agent that gave up waiting for its answer at the end of its time budget (an
+    out-of-process bot that did not answer in time): the referee scores a ``timeout``."""
+
+
+class IllegalAnswer(Exception):  # noqa: N818
+    """Raised by an agent whose answer it could not turn into an order (an out-of-process
+    bot's wrong answer): the referee scores it ``illegal``."""
+
+
+time_budget: ContextVar[float | None] = ContextVar("time_budget", default=None)
+"""Seconds the referee allows the decision being made (None: no limit), for agents that must
+enforce it themselves: an out-of-process bot's agent waits no longer than this."""
 
 
 def _on_sigint(signum: int, frame: Any) -> None:

@@ -210,6 +210,7 @@ BUILTIN_MODULES: tuple[str, ...] = (
     "pyanitsa.agents.nash",
     "pyanitsa.agents.exploit",  # best_response
     "pyanitsa.agents.policy",  # the ppo: scheme (torch loads only with a policy)
+    "pyanitsa.agents.cmd",  # the cmd: scheme (out-of-process bots)
 )
 """Modules whose agent classes register themselves with :func:`register` when imported."""
 

@@ -73,6 +73,11 @@ class TrackedAgent:
     def name(self) -> str:
         return getattr(self.agent, "name", type(self.agent).__name__)
 
+    def warm_up(self) -> None:
+        warm = getattr(self.agent, "warm_up", None)
+        if callable(warm):
+            warm()
+
     def order_hand(self, view: Any, rng: np.random.Generator) -> Sequence[Card]:
         self.status.deciding(view.seat)
         try:
