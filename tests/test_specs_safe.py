@@ -75,3 +75,48 @@ def test_agent_classes_and_registered_factories_still_build(helper):
     assert type(make_agent("spec_helper:made(depth=2)")).__name__ == "Fine"
     assert type(make_agent("pyanitsa.agents.scripted:Ascending")).__name__ == "Ascending"
 
+
+# -- policy sidecars ------------------------------------------------------------------------------
+
+torch = pytest.importorskip("torch")
+
+
+@pytest.fixture
+def shipped(tmp_path, monkeypatch):
+    """A copy of the shipped policy whose sidecar a test rewrites; building a network fails."""
+    from pyanitsa.agents import policy
+
+    src = policy.POLICIES_DIR / "tactical-2p.pt"
+    pt = tmp_path / "p.pt"
+    pt.write_bytes(src.read_bytes())
+    side = json.loads(src.with_suffix(".json").read_text())
+
+    def write(**changes):
+        text = json.dumps({**side, **changes}).replace('"HUGE"', "9" * 5000)
+        pt.with_suffix(".json").write_text(text)
+        return pt
+
+    def no_build(meta):
+        raise AssertionError(f"a network was built for {meta.net_arch}")
+
+    monkeypatch.setattr(policy, "build_policy", no_build)
+    return write
+
+
+@pytest.mark.parametrize("changes, key", [
+    ({"net_arch": {"pi": [60000, 60000], "vf": [60000, 60000]}}, "net_arch.pi.0"),
+    ({"net_arch": {"pi": [64] * 9, "vf": [64]}}, "net_arch.pi"),
+    ({"net_arch": [60000, 60000]}, "net_arch"),
+    ({"net_arch": {"pi": [64, True], "vf": [64]}}, "net_arch.pi.1"),
+    ({"net_arch": {"pi": [64, "HUGE"], "vf": [64]}}, "p.json"),  # over 4,300 digits
+    ({"obs_size": 10**9}, "obs_size"),
+    ({"actions": -1}, "actions"),
+    ({"players": "2"}, "players"),
+    ({"net_arch": {"pi": [4096] * 8, "vf": [4096] * 8}}, "net_arch asks for"),
+])
+def test_a_sidecar_is_checked_before_anything_is_allocated(shipped, changes, key):
+    from pyanitsa.agents.policy import PolicyLoadError, load_policy
+
+    with pytest.raises(PolicyLoadError) as info:
+        load_policy(shipped(**changes))
+    assert key in str(info.value) and "\n" not in str(info.value)
