@@ -27,6 +27,7 @@ Importing this module is cheap: torch and stable-baselines3 load when a policy d
 from __future__ import annotations
 
 import contextlib
+import itertools
 import json
 import os
 from collections.abc import Sequence
@@ -109,14 +110,61 @@ class PolicyMeta:
         if obj["algorithm"] not in ALGORITHMS:
             raise PolicyLoadError(f"{where}: algorithm {obj['algorithm']!r} is not one of "
                                   f"{', '.join(ALGORITHMS)}")
+        _check_sizes(obj, where)
         return cls(obj["algorithm"], obj["net_arch"], obj["activation"], obj["rules"],
-                   int(obj["players"]), int(obj["obs_size"]), int(obj["actions"]),
+                   obj["players"], obj["obs_size"], obj["actions"],
                    {k: v for k, v in obj.items() if k not in known})
+
+    def parameters(self) -> int:
+        """How many numbers the network holds: what a weights file must carry."""
+        def mlp(sizes: list[int], out: int) -> int:
+            dims = [self.obs_size, *sizes]
+            hidden = sum(a * b + b for a, b in itertools.pairwise(dims))
+            return hidden + dims[-1] * out + out
+        return mlp(self.net_arch["pi"], self.actions) + mlp(self.net_arch["vf"], 1)
 
     def make_rules(self) -> Rules:
         opts = dict(self.rules)
         mode = opts.pop("mode", "tactical")
         return Rules.from_options(opts, mode=mode)
+
+
+MAX_UNITS = 4096
+"""The widest hidden layer a sidecar may ask for."""
+MAX_LAYERS = 8
+"""The deepest network a sidecar may ask for (per head)."""
+MAX_INPUTS = 1 << 16
+"""The largest ``obs_size`` and ``actions`` a sidecar may ask for."""
+
+
+def _check_sizes(obj: dict[str, Any], where: str) -> None:
+    """Refuse a sidecar whose sizes are not small positive integers, before any allocation."""
+    def count(key: str, value: Any, top: int) -> None:
+        if type(value) is not int or not 1 <= value <= top:
+            raise PolicyLoadError(f"{where}: {key} should be an integer 1..{top}, "
+                                  f"not {_short(value)}")
+    count("players", obj["players"], 16)
+    count("obs_size", obj["obs_size"], MAX_INPUTS)
+    count("actions", obj["actions"], MAX_INPUTS)
+    arch = obj["net_arch"]
+    if not isinstance(arch, dict) or set(arch) != {"pi", "vf"}:
+        raise PolicyLoadError(f'{where}: net_arch should be {{"pi": [...], "vf": [...]}}, '
+                              f"not {_short(arch)}")
+    for head in ("pi", "vf"):
+        sizes = arch[head]
+        if not isinstance(sizes, list) or len(sizes) > MAX_LAYERS:
+            raise PolicyLoadError(f"{where}: net_arch.{head} should be a list of at most "
+                                  f"{MAX_LAYERS} layer sizes, not {_short(sizes)}")
+        for i, units in enumerate(sizes):
+            count(f"net_arch.{head}.{i}", units, MAX_UNITS)
+
+
+def _short(value: Any) -> str:
+    try:
+        text = repr(value)
+    except ValueError:  # an integer too long to print
+        return f"a {type(value).__name__} too long to print"
+    return text if len(text) <= 60 else text[:57] + "..."
 
 
 def policy_meta(policy: Any, algorithm: str, rules: Rules, players: int,
@@ -207,9 +255,17 @@ def load_policy(path: str | os.PathLike[str], *, trust: bool = False) -> tuple[A
     if not side.is_file():
         raise PolicyLoadError(f"{p}: the sidecar {side.name} is missing")
     try:
-        meta = PolicyMeta.from_json(json.loads(side.read_text(encoding="utf-8")), str(side))
-    except json.JSONDecodeError as exc:
+        obj = json.loads(side.read_text(encoding="utf-8"))
+    except (ValueError, RecursionError) as exc:  # not JSON, or integers over 4,300 digits
         raise PolicyLoadError(f"{side}: not JSON ({exc})") from None
+    if not isinstance(obj, dict):
+        raise PolicyLoadError(f"{side}: not a JSON object")
+    meta = PolicyMeta.from_json(obj, str(side))
+    need = 4 * meta.parameters()  # float32 weights, before the network is built
+    have = p.stat().st_size
+    if have < need:
+        raise PolicyLoadError(f"{side}: net_arch asks for {meta.parameters():,} weights "
+                              f"({need:,} bytes) but {p.name} holds {have:,} bytes")
     policy = build_policy(meta)
     try:
         state = torch.load(p, map_location="cpu", weights_only=True)

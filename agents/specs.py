@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from pyanitsa.agents.guard import AgentRaised, call_agent, exception_text
-from pyanitsa.agents.protocol import Agent
+from pyanitsa.agents.protocol import Agent, BaseAgent
 from pyanitsa.errors import PyanitsaError
 
 
@@ -151,17 +151,26 @@ def make_agent(spec: str | Agent) -> Agent:
 
 
 def _import_factory(module: str, attr: str, spec: str) -> Callable[..., Agent]:
+    """The agent class (or registered factory) ``module:attr`` names, checked before any call.
+
+    Importing the module runs its code, as any import does; nothing else is called here, and
+    only a :class:`BaseAgent` subclass or a factory given to :func:`register` is returned, so
+    ``os:system`` or ``subprocess:Popen`` is refused rather than run.
+    """
     try:
         mod = importlib.import_module(module)
     except ImportError as exc:
         raise AgentSpecError(f"agent spec {spec!r}: cannot import {module!r} ({exc})") from None
-    obj = mod
+    obj: Any = mod
     for part in attr.split("."):
         obj = getattr(obj, part, None)
         if obj is None:
             raise AgentSpecError(f"agent spec {spec!r}: {module!r} has no {attr!r}")
-    if not callable(obj):
-        raise AgentSpecError(f"agent spec {spec!r}: {attr!r} is not a class or function")
+    registered = any(obj is info.factory for info in REGISTRY.values())
+    if not registered and not (isinstance(obj, type) and issubclass(obj, BaseAgent)):
+        raise AgentSpecError(f"agent spec {spec!r}: {module}:{attr} is not an agent class "
+                             "(a subclass of pyanitsa.agents.BaseAgent) or a factory "
+                             "registered with pyanitsa.agents.register")
     return obj
 
 

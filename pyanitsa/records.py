@@ -73,11 +73,7 @@ class Record:
     def from_json(cls, data: str | bytes | dict[str, Any]) -> Record:
         """Parse and validate a record; errors name the offending key, card or seat."""
         if isinstance(data, (str, bytes)):
-            try:
-                data = json.loads(data)
-            except json.JSONDecodeError as exc:
-                raise InvalidRecordError(f"bad JSON: {exc.msg} at line {exc.lineno} "
-                                         f"column {exc.colno}") from None
+            data = _loads(data)
         if not isinstance(data, dict):
             raise InvalidRecordError(f"a record is a JSON object, not {type(data).__name__}")
         mode = data.get("mode")
@@ -241,8 +237,8 @@ def read_entries(text: str) -> Iterator[tuple[int, Record, dict[str, Any] | None
     if not stripped:
         raise InvalidRecordError("no record in the input")
     try:
-        whole = json.loads(stripped)
-    except json.JSONDecodeError:
+        whole = _loads(stripped)
+    except InvalidRecordError:  # JSON lines, or bad JSON that the lines below report
         whole = None
     if isinstance(whole, list):
         raise InvalidRecordError("the input is a JSON array; give one record or JSON lines")
@@ -260,10 +256,7 @@ def read_entries(text: str) -> Iterator[tuple[int, Record, dict[str, Any] | None
 
 def _entry(data: str | dict[str, Any]) -> tuple[Record, dict[str, Any] | None]:
     if isinstance(data, str):
-        try:
-            data = json.loads(data)
-        except json.JSONDecodeError as exc:
-            raise InvalidRecordError(f"bad JSON: {exc.msg} at column {exc.colno}") from None
+        data = _loads(data)
     if isinstance(data, dict) and "record" in data and "mode" not in data:
         extra = set(data) - {"record", "expected", "result"}
         if extra:
@@ -277,3 +270,22 @@ def read_records(text: str) -> Iterator[tuple[int, Record]]:
     """Records from one JSON document or JSON lines, with their line numbers."""
     for lineno, record, _ in read_entries(text):
         yield lineno, record
+
+
+def _loads(text: str | bytes) -> Any:
+    """JSON, or one line saying why not: bad syntax, undecodable bytes, nesting too deep for
+    the parser, or an integer over Python's 4,300-digit conversion limit."""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        where = f"line {exc.lineno} column {exc.colno}" if exc.lineno > 1 else \
+            f"column {exc.colno}"
+        raise InvalidRecordError(f"bad JSON: {exc.msg} at {where}") from None
+    except UnicodeDecodeError as exc:
+        raise InvalidRecordError(f"bad JSON: not UTF-8 (byte {exc.object[exc.start]:#04x} at "
+                                 f"position {exc.start})") from None
+    except RecursionError:
+        raise InvalidRecordError("bad JSON: nested too deeply") from None
+    except ValueError as exc:  # the digit limit of int()
+        raise InvalidRecordError(f"bad JSON: {' '.join(str(exc).split(';')[0].split())}") \
+            from None

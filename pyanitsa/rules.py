@@ -256,7 +256,7 @@ PRESETS: dict[str, tuple[Mode, str, dict[str, Any]]] = {
 
 
 def _preset_parts(name: object) -> tuple[Mode, str, dict[str, Any]]:
-    if name not in PRESETS:
+    if not isinstance(name, str) or name not in PRESETS:  # a list or mapping is not hashable
         raise InvalidRulesError(f"preset: unknown preset {name!r} (one of {', '.join(PRESETS)})")
     return PRESETS[name]  # type: ignore[index]
 

@@ -13,8 +13,10 @@ import signal
 import sys
 import time
 
+from pyanitsa.agents import BaseAgent
 
-class _Base:
+
+class _Base(BaseAgent):
     spec = ""
 
     @property

@@ -120,7 +120,8 @@ def test_the_zip_needs_trust(tmp_path):
 
 def test_pickled_code_in_a_pt_file_is_refused(tmp_path, saved):
     bad = tmp_path / "bad.pt"
-    torch.save({"x": np.random.default_rng(0)}, bad)  # an arbitrary object, not tensors
+    # An arbitrary object, not tensors (padded to the size the sidecar's weights need).
+    torch.save({"x": np.random.default_rng(0), "pad": "0" * 40_000}, bad)
     bad.with_suffix(".json").write_text(saved.with_suffix(".json").read_text())
     with pytest.raises(PolicyLoadError, match="cannot load the weights"):
         load_policy(bad)

@@ -11,8 +11,10 @@ import time
 
 import numpy as np
 
+from pyanitsa.agents import BaseAgent
 
-class _Base:
+
+class _Base(BaseAgent):
     spec = ""
 
     @property

@@ -41,6 +41,9 @@ def build_parser() -> argparse.ArgumentParser:
                      description="Пьяница (War) and Тактический пьяница: play, replay, "
                                  "enumerate, simulate, and run AI tournaments.")
     parser.add_argument("--version", action="version", version=_version())
+    parser.add_argument("--debug", action="store_true",
+                        help="show the traceback of an unexpected error instead of one line "
+                             "(give it before COMMAND: pyanitsa --debug replay x.json)")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     for name in CORE_COMMANDS:
         importlib.import_module(name).register(sub)
@@ -68,12 +71,24 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print(f"pyanitsa {args.command}: interrupted", file=sys.stderr)
         return 130
+    except Exception as exc:  # a bug or an unforeseen input (MemoryError, RecursionError too)
+        if args.debug:
+            raise
+        detail = _one_line(exc)
+        print(f"pyanitsa {args.command}: error: {type(exc).__name__}"
+              f"{': ' + detail if detail else ''} (run with --debug for the traceback)",
+              file=sys.stderr)
+        return 2
 
 
 def _one_line(exc: BaseException) -> str:
     if isinstance(exc, OSError) and exc.filename is not None:
         return f"{exc.strerror}: {exc.filename}"
-    return " ".join(str(exc).split())
+    try:
+        text = " ".join(str(exc).split())
+    except Exception:  # noqa: BLE001 - a __str__ that fails still leaves the type to report
+        return ""
+    return text if len(text) <= 500 else text[:497] + "..."
 
 
 def _version() -> str:

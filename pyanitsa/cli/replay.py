@@ -29,7 +29,16 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    text = sys.stdin.read() if args.file == "-" else Path(args.file).read_text(encoding="utf-8")
+    if args.file == "-":  # bytes, so undecodable input is one line here too
+        stdin = getattr(sys.stdin, "buffer", None)
+        data = stdin.read() if stdin is not None else sys.stdin.read().encode("utf-8")
+    else:
+        data = Path(args.file).read_bytes()
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise CliError(f"{args.file}: not UTF-8 text (byte {data[exc.start]:#04x} at "
+                       f"position {exc.start})") from None
     mismatches = 0
     for lineno, record, expected in read_entries(text):
         if args.log:
