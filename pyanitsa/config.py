@@ -32,7 +32,17 @@ def add_set_argument(parser: argparse.ArgumentParser, examples: str) -> None:
 def load_mapping(path: str | Path, *, error: type[PyanitsaError] = ConfigError
                  ) -> dict[str, Any]:
     """A YAML file's mapping (an empty file is an empty one)."""
-    data = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        raise error(f"{path}: not UTF-8 text") from None
+    try:
+        data = yaml.load(text, Loader=_Loader)  # noqa: S506 - a SafeLoader
+    except _HugeInteger as exc:
+        line = exc.line
+        key = text.splitlines()[line].split(":")[0].strip(" -\t") if line is not None else ""
+        where = f", line {line + 1}" if line is not None else ""
+        raise error(f"{path}{where}: {_shown(key) + ': ' if key else ''}{exc}") from None
     if data is None:
         return {}
     if not isinstance(data, dict):
@@ -60,9 +70,11 @@ def apply_override(data: dict[str, Any], item: str, *,
     if not sep or not key.strip():
         raise error(f"--set {item!r}: use KEY=VALUE")
     try:
-        value = yaml.safe_load(text) if text.strip() else ""
+        value = yaml.load(text, Loader=_Loader) if text.strip() else ""  # noqa: S506
+    except _HugeInteger as exc:
+        raise error(f"--set {_shown(key.strip())}: {exc}") from None
     except yaml.YAMLError:
-        raise error(f"--set {item!r}: the value is not valid YAML") from None
+        raise error(f"--set {_shown(item)}: the value is not valid YAML") from None
     parts = key.strip().split(".")
     node: Any = data
     for depth, part in enumerate(parts):
@@ -88,6 +100,30 @@ def apply_override(data: dict[str, Any], item: str, *,
                 node = node[part]
         else:
             raise error(f"--set {key}: {'.'.join(parts[:depth])} is not a mapping or a list")
+
+
+class _HugeInteger(Exception):
+    def __init__(self, line: int | None) -> None:
+        super().__init__("an integer of more than 4,300 digits")
+        self.line = line
+
+
+class _Loader(yaml.SafeLoader):
+    """SafeLoader, but an integer too long for ``int()`` (Python's 4,300-digit limit) is an
+    error that says so, with its line, instead of a ValueError from deep inside PyYAML."""
+
+    def construct_yaml_int(self, node: yaml.Node) -> int:
+        try:
+            return super().construct_yaml_int(node)
+        except ValueError:
+            raise _HugeInteger(node.start_mark.line if node.start_mark else None) from None
+
+
+_Loader.add_constructor("tag:yaml.org,2002:int", _Loader.construct_yaml_int)
+
+
+def _shown(text: str) -> str:
+    return repr(text if len(text) <= 60 else text[:60] + "...")
 
 
 def first_error(exc: Any) -> str:

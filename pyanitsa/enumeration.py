@@ -164,6 +164,7 @@ def check_enumerable(rules: Rules) -> int:
     if rules.random_play or rules.pickup_order == "agent":
         raise InvalidRulesError(f"pickup_order: enumerate needs deterministic rules, not "
                                 f"pickup_order={rules.pickup_order}, refill={rules.refill}")
+    rules.check_players(2)  # a deck of one card cannot be dealt to two seats
     if count_deals(rules.deck) > MAX_ENUMERATED_DEALS:
         raise InvalidRulesError(f"deck: {rules.deck} has {count_deals(rules.deck):.3g} distinct "
                                 "deals, too many to enumerate")

@@ -28,6 +28,8 @@ PickupOrder = Literal["table", "by_seat", "winner_first", "loser_first", "high_f
 MIN_PLAYERS = 2
 MAX_PLAYERS = 8
 MAX_STAKES = 3
+MAX_ROUNDS_LIMIT = 2**62
+"""The largest ``max_rounds``: the batch core counts rounds in int64 (with room to add)."""
 
 CLASSIC_ONLY = frozenset({"deal", "dispute", "stakes", "dispute_exhausted", "pickup_to", "refill",
                           "pickup_order", "new_tour_on_elimination", "detect_cycles",
@@ -101,8 +103,9 @@ class Rules:
             raise InvalidRulesError(f"stakes: {self.stakes!r} is not an integer 1..{MAX_STAKES}")
         if self.stakes != 1 and self.dispute != "down_up":
             raise InvalidRulesError("stakes: needs dispute: down_up")
-        if not _is_int(self.max_rounds) or self.max_rounds < 1:
-            raise InvalidRulesError(f"max_rounds: {self.max_rounds!r} is not a positive integer")
+        if not _is_int(self.max_rounds) or not 1 <= self.max_rounds <= MAX_ROUNDS_LIMIT:
+            raise InvalidRulesError(f"max_rounds: {_shown(self.max_rounds)} is not an integer "
+                                    "1..2^62")
         if self.refill == "shuffle" and self.pickup_to != "won_pile":
             raise InvalidRulesError("refill: shuffle needs pickup_to: won_pile (a stack that "
                                     "takes its cards at the bottom is never refilled)")
@@ -228,6 +231,11 @@ class Rules:
         if self.dealer != "random" and self.dealer >= players:
             raise InvalidRulesError(f"dealer: seat {self.dealer} does not exist with "
                                     f"{players} seats")
+
+
+def _shown(value: object) -> str:
+    text = repr(value) if not _is_int(value) or value.bit_length() < 128 else "a huge integer"
+    return text if len(text) <= 40 else text[:37] + "..."
 
 
 def _is_int(value: object) -> bool:

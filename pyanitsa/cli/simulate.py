@@ -13,6 +13,10 @@ from pyanitsa.rng import derive_seed
 from pyanitsa.rules import Rules
 
 
+MAX_GAMES = 100_000_000
+"""The most games one run holds in memory (about 4 GB of per-game results)."""
+
+
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("simulate", help="play many seeded games on the batch core and summarise",
                        description="Deal and play N seeded games (game i from "
@@ -21,8 +25,10 @@ def register(sub: argparse._SubParsersAction) -> None:
                                    "in the order dealt (uniformly random orders).")
     add_rules_arguments(p)
     p.add_argument("--players", type=int, default=2, help="seats, 2..8 (default 2)")
-    p.add_argument("--games", type=values.positive_int, default=10000,
-                   help="games to play (default 10000)")
+    p.add_argument("--games", type=values.positive_at_most(MAX_GAMES, "the results of every "
+                                                         "game are held in memory; run more "
+                                                         "with another --seed"),
+                   default=10000, help=f"games to play (default 10000, at most {MAX_GAMES:,})")
     p.add_argument("--seed", type=values.seed, default=0,
                    help="the run's seed, 0..2^64-1 (default 0)")
     p.add_argument("--workers", type=values.positive_int, default=None, metavar="N",
@@ -37,6 +43,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.plot:
+        check_plot_path(args.plot)  # before the games, not after them
     rules = rules_from_args(args)
     specs = split_specs(args.agents) if args.agents else None
     if specs is not None:
@@ -128,6 +136,21 @@ def simulate_agents(rules: Rules, specs: list[str], games: int, seed: int):
     return Simulation(rules, players, seed, rounds, showdowns, outcome, winner, scores=scores,
                       winners=winners, seconds=time.perf_counter() - start,
                       extra={"agents": specs})
+
+
+def check_plot_path(path: str) -> None:
+    """Raise CliError unless matplotlib can write ``path``'s format (named by its extension)."""
+    import os
+
+    from matplotlib.backend_bases import FigureCanvasBase
+
+    supported = sorted(FigureCanvasBase.get_supported_filetypes())
+    ext = os.path.splitext(path)[1].lstrip(".").lower()
+    if ext not in supported:
+        raise CliError(f"--plot {path!r}: {'.' + ext if ext else 'no extension'} is not a "
+                       f"supported image format (one of {', '.join(supported)})")
+    if os.path.isdir(path):
+        raise CliError(f"--plot {path!r}: is a directory")
 
 
 def plot_lengths(sim, path: str) -> None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import math
+from collections.abc import Callable
 
 from pyanitsa.rng import MASK64
 
@@ -38,6 +39,17 @@ def positive_int(text: str) -> int:
     if value < 1:
         raise argparse.ArgumentTypeError(f"{value} is not a positive integer")
     return value
+
+
+def positive_at_most(limit: int, why: str) -> Callable[[str], int]:
+    """A count 1..``limit`` (``why`` says what the bound protects, for the message)."""
+    def count(text: str) -> int:
+        value = positive_int(text)
+        if value > limit:
+            raise argparse.ArgumentTypeError(f"{value:,} is over the limit of {limit:,} ({why})")
+        return value
+    count.__name__ = "count"  # argparse names the type in "invalid count value"
+    return count
 
 
 def positive_seconds(text: str) -> float:
