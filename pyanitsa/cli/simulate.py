@@ -12,7 +12,6 @@ from pyanitsa.results import ClassicResult, Termination
 from pyanitsa.rng import derive_seed
 from pyanitsa.rules import Rules
 
-
 MAX_GAMES = 10_000_000
 """The most games one run holds in memory (7 int64 results a game: about 1 GB with copies)."""
 
