@@ -29,13 +29,24 @@ def add_set_argument(parser: argparse.ArgumentParser, examples: str) -> None:
                                                   f"into mappings and lists ({examples})")
 
 
+def _yaml_problem(exc: yaml.YAMLError) -> str:
+    """What a YAML error says, and where, in one line."""
+    problem = getattr(exc, "problem", None) or getattr(exc, "reason", None) or str(exc)
+    mark = getattr(exc, "problem_mark", None)
+    where = f" (line {mark.line + 1}, column {mark.column + 1})" if mark is not None else ""
+    if isinstance(exc, yaml.reader.ReaderError):
+        where = f" (character {exc.position})"
+    return " ".join(str(problem).split()) + where
+
+
 def load_mapping(path: str | Path, *, error: type[PyanitsaError] = ConfigError
                  ) -> dict[str, Any]:
-    """A YAML file's mapping (an empty file is an empty one)."""
+    """A YAML file's mapping (an empty file is an empty one); a file that is not UTF-8 or not
+    YAML is ``error``, in one line."""
     try:
         text = Path(path).read_text(encoding="utf-8")
-    except UnicodeDecodeError:
-        raise error(f"{path}: not UTF-8 text") from None
+    except UnicodeDecodeError as exc:
+        raise error(f"{path}: not UTF-8 text (byte {exc.start})") from None
     try:
         data = yaml.load(text, Loader=_Loader)  # noqa: S506 - a SafeLoader
     except _HugeInteger as exc:
@@ -43,6 +54,10 @@ def load_mapping(path: str | Path, *, error: type[PyanitsaError] = ConfigError
         key = text.splitlines()[line].split(":")[0].strip(" -\t") if line is not None else ""
         where = f", line {line + 1}" if line is not None else ""
         raise error(f"{path}{where}: {_shown(key) + ': ' if key else ''}{exc}") from None
+    except yaml.YAMLError as exc:
+        raise error(f"{path}: not valid YAML: {_yaml_problem(exc)}") from None
+    except RecursionError:
+        raise error(f"{path}: not a config: nested too deeply") from None
     if data is None:
         return {}
     if not isinstance(data, dict):

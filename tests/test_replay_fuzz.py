@@ -52,21 +52,43 @@ EDIT = st.tuples(st.sampled_from(["flip", "insert", "delete"]), st.integers(0, 1
                  st.integers(0, 255))
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(line=st.integers(0, 10**6), edits=st.lists(EDIT, min_size=1, max_size=6),
-       lines=st.integers(1, 3))
-def test_mutated_vectors_are_one_line_or_a_result(scratch, line, edits, lines):
-    data = bytearray(b"\n".join(LINES[(line + k) % len(LINES)] for k in range(lines)))
+def mutate(data: bytes, edits) -> bytes:
+    """``data`` with each edit applied: a byte flipped, inserted or deleted."""
+    out = bytearray(data)
     for op, at, byte in edits:
-        at %= len(data) + 1
+        at %= len(out) + 1
         if op == "insert":
-            data[at:at] = bytes([byte])
-        elif at < len(data):
+            out[at:at] = bytes([byte])
+        elif at < len(out):
             if op == "flip":
-                data[at] = byte
+                out[at] = byte
             else:
-                del data[at]
-    check(scratch, bytes(data))
+                del out[at]
+    return bytes(out)
+
+
+def mutated_vectors(scratch, line, edits, lines):
+    data = b"\n".join(LINES[(line + k) % len(LINES)] for k in range(lines))
+    check(scratch, mutate(data, edits))
+
+
+GIVEN = given(line=st.integers(0, 10**6), edits=st.lists(EDIT, min_size=1, max_size=6),
+              lines=st.integers(1, 3))
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@GIVEN
+def test_mutated_vectors_are_one_line_or_a_result(scratch, line, edits, lines):
+    mutated_vectors(scratch, line, edits, lines)
+
+
+@pytest.mark.slow
+@settings(max_examples=10_000, deadline=None, database=None,
+          suppress_health_check=[HealthCheck.too_slow])
+@GIVEN
+def test_10000_mutated_vectors_are_one_line_or_a_result(scratch, line, edits, lines):
+    """The issue's goal: 0 tracebacks over a fuzz of 10,000 mutated records."""
+    mutated_vectors(scratch, line, edits, lines)
 
 
 def _with(change) -> bytes:
