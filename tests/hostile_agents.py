@@ -13,21 +13,13 @@ import signal
 import sys
 import time
 
-from pyanitsa.agents import BaseAgent
+import tournament_agents
+from tournament_agents import Slow, Strong  # noqa: F401 - the tests name hostile_agents:Strong
 
 
-class _Base(BaseAgent):
-    spec = ""
-
-    @property
-    def name(self) -> str:
-        return self.spec or type(self).__name__
-
+class _Base(tournament_agents._Base):
     def order_hand(self, view, rng):
         return list(view.hand)
-
-    def order_pickup(self, view, rng):
-        return list(view.cards)
 
 
 class Exiting(_Base):
@@ -84,23 +76,11 @@ class SignalsItself(_Base):
         return list(view.hand)
 
 
-class Sleepy(_Base):
+class Sleepy(Slow):
     """Answers after ``delay`` seconds (so a run lasts long enough to be interrupted)."""
 
     def __init__(self, delay: float = 0.01) -> None:
-        self.delay = delay
-
-    def order_hand(self, view, rng):
-        time.sleep(self.delay)
-        return list(view.hand)
-
-
-class Strong(_Base):
-    """Strongest card first (deterministic)."""
-
-    def order_hand(self, view, rng):
-        rank = view.ranks.rank_of
-        return sorted(view.hand, key=lambda c: (-rank[c], c))
+        super().__init__(delay)
 
 
 class Vandal(_Base):

@@ -1,27 +1,37 @@
-"""Issue 12, finding 6, beyond ``replay``: :meth:`Record.from_json` and the ``tournament``
-config loader on mutated input (bytes flipped, inserted or deleted) either succeed or raise a
-:class:`~pyanitsa.errors.PyanitsaError` of one line, never another exception type.
+"""Issue 12, finding 6: mutated input (bytes flipped, inserted or deleted, and hand-made
+hostile shapes) never gets past its one-line error.
 
-Each has a fast variant (300 examples) and a slow one (10,000, ``pytest -m slow``).
+* ``pyanitsa replay`` on mutated records exits 0 or 2, says at most one line on stderr, never a
+  traceback, and finishes. It runs in process with ``--debug``, so any exception the command
+  does not turn into its own one-line message fails the test with its traceback.
+* :meth:`Record.from_json` and the ``tournament`` config loader either succeed or raise a
+  :class:`~pyanitsa.errors.PyanitsaError` of one line, never another exception type.
+
+Each fuzz has a fast variant (300 examples) and a slow one (10,000, ``pytest -m slow``).
 """
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from pyanitsa.cli import main
 from pyanitsa.errors import PyanitsaError
 from pyanitsa.records import Record
 from pyanitsa.tournaments.config import TournamentError, load_config
 
 ROOT = Path(__file__).resolve().parents[1]
 VECTORS = ROOT.parent / "shared" / "conformance" / "vectors.jsonl"
-RECORDS = ([json.dumps(json.loads(line)["record"]).encode()
-            for line in VECTORS.read_bytes().splitlines()] if VECTORS.is_file() else [])
+LINES = VECTORS.read_bytes().splitlines() if VECTORS.is_file() else []
+RECORDS = [json.dumps(json.loads(line)["record"]).encode() for line in LINES]
 DEMO = (ROOT / "configs" / "tournaments" / "demo.yaml").read_bytes()
 
 EDIT = st.tuples(st.sampled_from(["flip", "insert", "delete"]), st.integers(0, 10**6),
@@ -52,9 +62,99 @@ def one_line(exc: BaseException) -> None:
     assert text and "\n" not in text.strip(), repr(text)
 
 
-# -- Record.from_json --------------------------------------------------------------------------
+needs_vectors = pytest.mark.skipif(not LINES, reason=f"no conformance vectors at {VECTORS}")
 
-needs_vectors = pytest.mark.skipif(not RECORDS, reason=f"no conformance vectors at {VECTORS}")
+
+# -- pyanitsa replay ------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def scratch(tmp_path_factory) -> Path:
+    return tmp_path_factory.mktemp("fuzz") / "record.json"
+
+
+def replay(path: Path, data: bytes) -> tuple[int, str]:
+    path.write_bytes(data)
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = main(["--debug", "replay", str(path)])
+    return code, err.getvalue()
+
+
+def check(path: Path, data: bytes) -> None:
+    code, err = replay(path, data)
+    assert code in (0, 2), (code, err)
+    assert "Traceback" not in err
+    if code:
+        assert err.count("\n") == 1 and err.startswith("pyanitsa replay: error: "), err
+        assert "--debug" not in err  # an error met at its cause, not by the guard
+
+
+def mutated_vectors(scratch, line, edits, lines):
+    data = b"\n".join(LINES[(line + k) % len(LINES)] for k in range(lines))
+    check(scratch, mutate(data, edits))
+
+
+GIVEN = given(line=st.integers(0, 10**6), edits=EDITS, lines=st.integers(1, 3))
+
+
+@needs_vectors
+@FAST
+@GIVEN
+def test_mutated_vectors_are_one_line_or_a_result(scratch, line, edits, lines):
+    mutated_vectors(scratch, line, edits, lines)
+
+
+@needs_vectors
+@pytest.mark.slow
+@SLOW
+@GIVEN
+def test_10000_mutated_vectors_are_one_line_or_a_result(scratch, line, edits, lines):
+    """The issue's goal: 0 tracebacks over a fuzz of 10,000 mutated records."""
+    mutated_vectors(scratch, line, edits, lines)
+
+
+def _with(change) -> bytes:
+    obj = json.loads(LINES[0])
+    change(obj["record"])
+    return json.dumps(obj).encode()
+
+
+HOSTILE = {
+    "undecodable": b"\xff\xfe" + LINES[0] if LINES else b"",
+    "undecodable inside": LINES[0].replace(b'"deck"', b'"d\xe9ck"') if LINES else b"",
+    "nested 100,000 deep": b'{"record": ' + b"[" * 100_000 + b"]" * 100_000 + b"}",
+    "nested objects": b'{"a":' * 100_000 + b"1" + b"}" * 100_000,
+    "a huge integer": (LINES[0].replace(b'"dealer": 0', b'"dealer": ' + b"9" * 5000)
+                       if LINES else b""),
+    "preset a list": _with(lambda r: r.setdefault("rules", {}).update(preset=["classic"])),
+    "preset a mapping": _with(lambda r: r.setdefault("rules", {}).update(preset={"a": 1})),
+    "max_rounds 2**63": _with(lambda r: r.setdefault("rules", {}).update(max_rounds=2**63)),
+    "max_rounds 2**64": _with(lambda r: r.setdefault("rules", {}).update(max_rounds=2**64)),
+    "deck 2**63 ranks": _with(lambda r: r.update(deck={"ranks": 2**63, "suits": 1})),
+    "cards as objects": _with(lambda r: r.update(stacks=[[{"a": 1}], [None]])),
+    "a JSON array": b"[" + LINES[0] + b"]" if LINES else b"",
+    "empty": b"",
+} if LINES else {}
+
+
+@needs_vectors
+@pytest.mark.parametrize("name", sorted(HOSTILE))
+def test_hostile_records_are_one_line_or_a_result(scratch, name):
+    check(scratch, HOSTILE[name])
+
+
+@needs_vectors
+def test_deep_nesting_in_a_real_process(tmp_path):
+    bad = tmp_path / "deep.json"
+    bad.write_bytes(HOSTILE["nested 100,000 deep"])
+    out = subprocess.run([sys.executable, "-m", "pyanitsa", "replay", str(bad)],
+                         capture_output=True, text=True, timeout=120)
+    assert out.returncode == 2 and out.stderr.count("\n") == 1, out.stderr
+    assert "nested too deeply" in out.stderr
+
+
+# -- Record.from_json --------------------------------------------------------------------------
 
 
 def record_case(which: int, edits) -> None:
