@@ -15,9 +15,10 @@ import math
 import time
 from typing import Any
 
-from pyanitsa.cli import CliError, values
-from pyanitsa.cli.rules_args import add_rules_arguments, rules_from_args
+from pyanitsa import argtypes
+from pyanitsa.errors import CliError
 from pyanitsa.rules import Rules
+from pyanitsa.rules_args import add_rules_arguments, rules_from_args
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -53,7 +54,7 @@ def _common(p: argparse.ArgumentParser, max_orders: int | None = None) -> None:
     from pyanitsa.agents.equilibrium import DEFAULT_MAX_ORDERS
 
     bound = DEFAULT_MAX_ORDERS if max_orders is None else max_orders
-    p.add_argument("--max-orders", type=values.positive_int, default=bound, metavar="N",
+    p.add_argument("--max-orders", type=argtypes.positive_int, default=bound, metavar="N",
                    help=f"refuse hands with more distinct rank orders (default {bound:,})")
     p.add_argument("--objective", choices=("margin", "win"), default="margin",
                    help="payoff: the score difference (default) or its sign")

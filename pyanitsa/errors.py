@@ -29,3 +29,7 @@ class InvalidPositionError(PyanitsaError):
 
 class IllegalActionError(PyanitsaError):
     """An agent's decision that the rules do not allow (say, an order that is not a permutation)."""
+
+
+class CliError(PyanitsaError):
+    """Bad command-line input (a missing file, a malformed ``--set``)."""

@@ -27,8 +27,6 @@ CORE_COMMANDS = (
 )
 
 
-class CliError(PyanitsaError):
-    """Bad command-line input (a missing file, a malformed ``--set``)."""
 
 
 class _Parser(argparse.ArgumentParser):

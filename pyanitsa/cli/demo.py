@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from pyanitsa.cli import values
+from pyanitsa import argtypes
 from pyanitsa.cli.play import describe
 from pyanitsa.enumeration import enumerate_deals
 from pyanitsa.events import format_round
@@ -14,7 +14,7 @@ from pyanitsa.rules import Rules, preset
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("demo", help="a short tour: one game of each mode and an enumeration")
-    p.add_argument("--seed", type=values.seed, default=1, help="seed of the sample games")
+    p.add_argument("--seed", type=argtypes.seed, default=1, help="seed of the sample games")
     p.set_defaults(run=run)
 
 

@@ -5,12 +5,13 @@ from __future__ import annotations
 import argparse
 import json
 
-from pyanitsa.cli import CliError, values
-from pyanitsa.cli.rules_args import add_rules_arguments, rules_from_args
+from pyanitsa import argtypes
+from pyanitsa.errors import CliError
 from pyanitsa.events import format_round
 from pyanitsa.hooks import hook, split_specs
 from pyanitsa.records import Record
 from pyanitsa.results import ClassicResult, Result, TacticalResult
+from pyanitsa.rules_args import add_rules_arguments, rules_from_args
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -24,9 +25,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="an agent per seat, e.g. human,mc_search or descending,"
                         "'mc_search(samples=200)'; tactical hands are then ordered by the "
                         "agents and classic pickups too with pickup_order=agent")
-    p.add_argument("--time-limit", type=values.positive_seconds, default=None, metavar="SECONDS",
+    p.add_argument("--time-limit", type=argtypes.positive_seconds, default=None, metavar="SECONDS",
                    help="the most an agent may take per decision")
-    p.add_argument("--seed", type=values.seed, default=0,
+    p.add_argument("--seed", type=argtypes.seed, default=0,
                    help="the game's seed, 0..2^64-1 (default 0)")
     p.add_argument("--json", action="store_true",
                    help='print {"record": ..., "result": ...} instead of the log')

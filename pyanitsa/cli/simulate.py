@@ -5,12 +5,13 @@ from __future__ import annotations
 import argparse
 import json
 
-from pyanitsa.cli import CliError, values
-from pyanitsa.cli.rules_args import add_rules_arguments, rules_from_args
+from pyanitsa import argtypes
+from pyanitsa.errors import CliError
 from pyanitsa.hooks import hook, split_specs
 from pyanitsa.results import ClassicResult, Termination
 from pyanitsa.rng import derive_seed
 from pyanitsa.rules import Rules
+from pyanitsa.rules_args import add_rules_arguments, rules_from_args
 
 MAX_GAMES = 10_000_000
 """The most games one run holds in memory (7 int64 results a game: about 1 GB with copies)."""
@@ -24,13 +25,13 @@ def register(sub: argparse._SubParsersAction) -> None:
                                    "in the order dealt (uniformly random orders).")
     add_rules_arguments(p)
     p.add_argument("--players", type=int, default=2, help="seats, 2..8 (default 2)")
-    p.add_argument("--games", type=values.positive_at_most(MAX_GAMES, "the results of every "
+    p.add_argument("--games", type=argtypes.positive_at_most(MAX_GAMES, "the results of every "
                                                          "game are held in memory; run more "
                                                          "with another --seed"),
                    default=10000, help=f"games to play (default 10000, at most {MAX_GAMES:,})")
-    p.add_argument("--seed", type=values.seed, default=0,
+    p.add_argument("--seed", type=argtypes.seed, default=0,
                    help="the run's seed, 0..2^64-1 (default 0)")
-    p.add_argument("--workers", type=values.positive_int, default=None, metavar="N",
+    p.add_argument("--workers", type=argtypes.positive_int, default=None, metavar="N",
                    help="threads (default: every core); results never depend on it")
     p.add_argument("--agents", metavar="SPEC,...",
                    help="an agent per seat (tactical: they order the hands; classic: they "
