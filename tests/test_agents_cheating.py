@@ -13,6 +13,7 @@ exactly ``tie_aware``. Against ``random``:
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import pytest
@@ -114,3 +115,20 @@ def test_a_secret_key_keys_the_deals_too(tmp_path):
     other = Schedule.from_config(secret, new_key())
     assert other.seed_of(GameKey(0, 0, 0)) != Schedule.from_config(secret, key).seed_of(
         GameKey(0, 0, 0))
+
+
+def _bot(*args: str) -> dict[str, str]:
+    return {"name": "bot", "spec": f"cmd:{sys.executable} {TESTS / 'bots' / 'cheater.py'} "
+                                   + " ".join(args)}
+
+
+def test_a_cmd_bot_cheating_with_its_seed_wins_only_when_the_seed_is_guessable(tmp_path):
+    """The same attack from a `cmd:` bot, through the `seed` it is sent: with seed 0 it wins
+    every game; with a drawn seed it plays exactly as it does with ``--honest``."""
+    deals = {"deals": 12}
+    _, _, cheat = _played(_config(tmp_path / "a", _bot(), seed=0, **deals))
+    assert cheat == 1.0
+    stored, cheat_rows, _ = _played(_config(tmp_path / "b", _bot(), **deals))
+    _, honest_rows, _ = _played(_config(tmp_path / "c", _bot("--honest"), seed=stored.seed,
+                                        **deals))
+    assert cheat_rows == honest_rows
