@@ -22,23 +22,24 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "match", help="a duplicate match of two agents, without a config file",
         description="Play agent A against agent B on duplicate deals (each deal twice, seats "
-                    "swapped) and print A's score with a 95%% interval, the Elo difference, "
+                    "swapped) and print A's score with a 95% interval, the Elo difference, "
                     "the likelihood of superiority and W/D/L per pair. Rules default to "
                     "--preset tactical. The games go to a temporary folder unless --output "
                     "keeps them. Figures and --json keys: docs/tournaments.md, \"Matches\".")
     p.add_argument("a", metavar="A", help="the first agent's spec (the figures are its own)")
     p.add_argument("b", metavar="B", help="the second agent's spec")
-    p.add_argument("--deals", type=argtypes.positive_int, default=None,
+    p.add_argument("--deals", type=argtypes.positive_int, default=None, metavar="N",
                    help="duplicate pairs to play (default 100; with --sprt the most, "
                         "default 10000)")
     add_rules_arguments(p)
-    p.add_argument("--seed", type=argtypes.seed, default=0, help="0..2^64-1 (default 0)")
+    p.add_argument("--seed", type=argtypes.seed, default=0, metavar="S",
+                   help="the match seed, 0..2^64-1 (default 0)")
     p.add_argument("--sprt", nargs="?", const="", default=None,
                    metavar="elo0=E0,elo1=E1,alpha=A,beta=B",
                    help="stop as soon as an SPRT decides (defaults elo0=0,elo1=20,"
                         "alpha=0.05,beta=0.05)")
     p.add_argument("--workers", type=argtypes.positive_at_most(512, "worker processes"),
-                   default=1, help="worker processes (default 1)")
+                   default=1, metavar="N", help="worker processes (default 1)")
     p.add_argument("--time-limit", type=argtypes.positive_seconds, default=None,
                    metavar="SECONDS", help="per decision; a later answer forfeits the game")
     p.add_argument("--anchor", metavar="AGENT",
