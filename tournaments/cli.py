@@ -47,6 +47,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     r.add_argument("--quiet", action="store_true", help="do not print the table")
     r.set_defaults(run=run_report_command)
 
+    from pyanitsa.tournaments import match_cli
+    match_cli.register(sub)
+
 
 class _Sink:
     def __init__(self, fh: TextIO) -> None:

@@ -142,6 +142,9 @@ class TournamentConfig(_Model):
     sprt: SprtConfig | None = None
     bootstrap: int = Field(200, ge=0, le=100_000)
     """Bootstrap resamples (over deals) for rating intervals and the LOS matrix; 0: none."""
+    anchor: str | None = None
+    """The agent (by name) whose Elo is 0: every rating and interval is then the difference
+    from it. None: ratings have mean 0 over the field."""
     output: str | None = None
     """The output folder (default ``runs/tournaments/NAME``)."""
     exploit: ExploitConfig | None = None
@@ -208,6 +211,9 @@ class TournamentConfig(_Model):
             if len(self.agents) - 1 < self.players - 1:
                 raise ValueError(f"players: {self.players} seats need a field of at least "
                                  f"{self.players - 1} agents besides the candidate")
+        if self.anchor is not None and self.anchor not in names:
+            raise ValueError(f"anchor: {self.anchor!r} is not one of the agents "
+                             f"({', '.join(names)})")
         if self.sprt is not None:
             if self.players != 2:
                 raise ValueError("sprt: needs players: 2 (it tests one agent against another)")

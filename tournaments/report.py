@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from pyanitsa.tournaments import strength
+from pyanitsa.tournaments.anchor import scale_label
 from pyanitsa.tournaments.games import GameRow
 from pyanitsa.tournaments.meta import console_line, markdown_section
 from pyanitsa.tournaments.stats import AgentStats, Summary, elo_of_score
@@ -72,7 +73,7 @@ def describe(summary: Summary) -> str:
     return (f"{c.name}: {fmt}, {len(c.agents)} agents, {c.players} players a table, "
             f"{rules_text} (deck {rules.deck}), {c.deals} {dup} per pairing, seed {c.seed}; "
             f"{summary.counted} of {summary.games} games counted ({summary.scheduled} "
-            "scheduled)")
+            "scheduled)" + (f"; anchor {c.anchor}: Elo 0" if c.anchor is not None else ""))
 
 
 STANDING_HEADERS = ("#", "agent", "Elo", "95% CI", "games", "W", "D", "L", "score", "margin",
@@ -324,7 +325,7 @@ def plot_ratings(path: Path, summary: Summary) -> None:
         ax.errorbar(x, y, xerr=err, fmt="o", capsize=4, color="tab:blue")
         ax.set_yticks(y, [a.name for a in agents])
         ax.axvline(0, color="grey", lw=0.8, ls=":")
-    ax.set_xlabel("Elo (mean 0), 95% bootstrap interval")
+    ax.set_xlabel(f"{scale_label(summary.config)}, 95% bootstrap interval")
     ax.set_title(f"{summary.config.name}: ratings")
     fig.savefig(path)
 

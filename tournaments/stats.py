@@ -10,7 +10,7 @@
   (for two-player tables this is exactly Bradley–Terry), ties by the expected log-likelihood
   over the orders that break them (a two-player draw counts half a win each way), with a weak
   Gaussian prior (sd 1000 Elo) that keeps ratings finite for an agent that always wins or
-  loses. Mean rating 0. Intervals and the likelihood-of-superiority matrix come from a
+  loses. Mean rating 0, or 0 for the ``anchor``. Intervals and the LOS matrix come from a
   bootstrap over deals: blocks resampled with replacement within each pairing, with a seeded
   generator.
 * SPRT: a generalized SPRT on the block scores (one per duplicate pair) of a two-player
@@ -34,6 +34,7 @@ from scipy import optimize, sparse
 from scipy import stats as sps
 
 from pyanitsa.rng import derive_seed
+from pyanitsa.tournaments.anchor import anchored
 from pyanitsa.tournaments.config import SprtConfig, TournamentConfig
 from pyanitsa.tournaments.games import FORFEIT, GameRow
 from pyanitsa.tournaments.meta import MetaGame, meta_game
@@ -96,7 +97,6 @@ class Sprt:
         self.total_sq = 0.0
         self.decision: str | None = None
         """``H0``, ``H1`` or None (still running)."""
-        """Blocks counted when it decided."""
 
     @property
     def mean(self) -> float:
@@ -448,7 +448,7 @@ def ratings(config: TournamentConfig, blocks: dict[tuple[int, int], list[GameRow
         return None
     n = len(config.agents)
     data = RankingData.build(n, [(row.seats, row.places) for row in games])
-    elo = data.fit()
+    elo = anchored(config, data.fit())
     if config.bootstrap == 0:
         return Ratings(list(map(float, elo)), None, None, None, 0)
     # block index of each game, blocks grouped by pairing
@@ -466,7 +466,7 @@ def ratings(config: TournamentConfig, blocks: dict[tuple[int, int], list[GameRow
             picks = rng.integers(0, len(bids), size=len(bids))
             np.add.at(counts, np.asarray(bids)[picks], 1.0)
         samples[k] = data.fit(counts[game_block], start=elo)
-    low, high = np.percentile(samples, [2.5, 97.5], axis=0)
+    low, high = np.percentile(anchored(config, samples), [2.5, 97.5], axis=0)
     greater = (samples[:, :, None] > samples[:, None, :]).mean(axis=0)
     equal = (samples[:, :, None] == samples[:, None, :]).mean(axis=0)
     los = greater + 0.5 * equal
