@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 
 import pytest
 from scipy import stats as sps
@@ -93,13 +94,24 @@ def test_api_matches_the_command_and_anchor_moves_the_ratings(capsys):
     assert api.output is None
 
 
+def test_without_a_seed_one_is_drawn_and_printed_and_replays_the_match(capsys):
+    drawn = [cli_json(capsys, "random", "descending", "--deals", "8") for _ in range(2)]
+    assert drawn[0]["seed"] != drawn[1]["seed"]
+    again = cli_json(capsys, "random", "descending", "--deals", "8", "--seed",
+                     str(drawn[0]["seed"]))
+    assert again["seed"] == drawn[0]["seed"] and again["pairs"] == drawn[0]["pairs"]
+    assert again["score"] == drawn[0]["score"]
+    assert main(["match", "random", "descending", "--deals", "2", "--quiet"]) == 0
+    assert re.search(r"in [0-9.]+ s, seed [0-9]+\n", capsys.readouterr().out)
+
+
 def test_sprt_stops_the_match(capsys):
-    out = cli_json(capsys, "tie_aware", "random", "--sprt", "elo0=0,elo1=50")
+    out = cli_json(capsys, "tie_aware", "random", "--sprt", "elo0=0,elo1=50", "--seed", "0")
     s = out["sprt"]
     assert s["decision"] == "H1" and s["elo1"] == 50.0
     assert s["blocks"] == out["pairs_played"] < 10_000
     assert s["llr"] >= s["upper"]
-    assert main(["match", "tie_aware", "random", "--sprt", "--quiet"]) == 0
+    assert main(["match", "tie_aware", "random", "--sprt", "--quiet", "--seed", "0"]) == 0
     assert "SPRT      H1 accepted: tie_aware is at least 20 Elo stronger" in \
         capsys.readouterr().out
 
@@ -109,8 +121,10 @@ def test_resume_continues_a_kept_match(capsys, tmp_path):
     first = cli_json(capsys, "random", "descending", "--deals", "10", "--output", folder)
     assert first["pairs_played"] == 10
     more = cli_json(capsys, "random", "descending", "--deals", "25", "--output", folder,
-                    "--resume")
-    whole = cli_json(capsys, "random", "descending", "--deals", "25")
+                    "--resume")  # with the seed drawn for the first part
+    whole = cli_json(capsys, "random", "descending", "--deals", "25", "--seed",
+                     str(first["seed"]))
+    assert more["seed"] == first["seed"] == whole["seed"]
     assert more["pairs_played"] == 25 and more["score"] == whole["score"]
     assert main(["match", "random", "descending", "--output", folder, "--quiet"]) == 2
     assert "already holds a tournament" in capsys.readouterr().err

@@ -32,8 +32,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="duplicate pairs to play (default 100; with --sprt the most, "
                         "default 10000)")
     add_rules_arguments(p)
-    p.add_argument("--seed", type=argtypes.seed, default=0, metavar="S",
-                   help="the match seed, 0..2^64-1 (default 0)")
+    p.add_argument("--seed", type=argtypes.seed, default=None, metavar="S",
+                   help="the match seed, 0..2^64-1 (default: a random one, printed, so that "
+                        "--seed plays the same games again)")
     p.add_argument("--sprt", nargs="?", const="", default=None,
                    metavar="elo0=E0,elo1=E1,alpha=A,beta=B",
                    help="stop as soon as an SPRT decides (defaults elo0=0,elo1=20,"
@@ -137,7 +138,7 @@ def format_result(r: Any) -> str:
     a, b = r.agents
     p = r.pairs
     lines = [f"{a} vs {b}: {r.pairs_played} duplicate pairs ({2 * r.pairs_played} games) "
-             f"in {r.seconds:.1f} s"]
+             f"in {r.seconds:.1f} s, seed {r.seed}"]
     ci = "" if r.ci95 is None else f" [{r.ci95[0]:.3f}, {r.ci95[1]:.3f}]"
     lines.append(f"score     {r.score:.3f}{ci}  ({a}'s mean pair score, 95% interval)")
     eci = "" if r.elo_ci95 is None else f" [{_elo(r.elo_ci95[0])}, {_elo(r.elo_ci95[1])}]"

@@ -58,6 +58,8 @@ class MatchResult:
     """The figures of a match, from the first agent's side."""
 
     agents: tuple[str, str]
+    seed: int
+    """The match's seed (drawn when none was given): ``seed=`` plays the same games again."""
     pairs_played: int
     """Duplicate pairs that count (complete, up to the SPRT's decision)."""
     score: float
@@ -82,7 +84,7 @@ class MatchResult:
     def to_json(self) -> dict[str, Any]:
         """A JSON-safe mapping: infinite or undefined numbers become None."""
         return {
-            "agents": list(self.agents), "pairs_played": self.pairs_played,
+            "agents": list(self.agents), "seed": self.seed, "pairs_played": self.pairs_played,
             "score": _finite(self.score), "ci95": _pair(self.ci95), "elo": _finite(self.elo),
             "elo_ci95": _pair(self.elo_ci95), "los": self.los,
             "pairs": asdict(self.pairs) | {"pentanomial": list(self.pairs.pentanomial)},
@@ -110,11 +112,12 @@ def agent_names(a: str, b: str) -> tuple[str, str]:
 
 
 def match_config(a: str, b: str, *, deals: int | None = None,
-                 rules: Mapping[str, Any] | str = "tactical", seed: int = 0,
+                 rules: Mapping[str, Any] | str = "tactical", seed: int | None = None,
                  sprt: Mapping[str, Any] | None = None, workers: int = 1,
                  time_limit: float | None = None, anchor: str | None = None,
                  output: str | Path | None = None, **fields: Any) -> TournamentConfig:
-    """The tournament config of a match: two entries, two seats, duplicate deals."""
+    """The tournament config of a match: two entries, two seats, duplicate deals; without a
+    ``seed``, one is drawn when the games start (:attr:`MatchResult.seed` gives it)."""
     names = agent_names(a, b)
     data = {"name": "match", "agents": [{"name": n, "spec": s} for n, s in zip(names, (a, b), strict=True)],
             "rules": rules, "players": 2, "format": "round_robin", "duplicate": True,
@@ -157,7 +160,7 @@ def _play(config: TournamentConfig, *, keep: bool, resume: bool, overwrite: bool
     from pyanitsa.tournaments.store import Store
 
     with Store.open(config.output_dir) as store:
-        rows = store.rows()
+        config, rows = store.config(), store.rows()  # the stored config has the seed played
     stats = summary.statistics if summary.statistics is not None else \
         statistics(config.output_dir)
     return figures(config, rows, stats, output=config.output_dir if keep else None, seconds=summary.seconds)
@@ -182,7 +185,7 @@ def figures(config: TournamentConfig, rows: list[GameRow], stats: Any, *,
     standing = summary_of(stats, config.output_dir, played=0, seconds=0.0)
     first, second = (standing.standing(n) for n in config.names)
     return MatchResult(
-        (config.names[0], config.names[1]), len(scores), score, ci,
+        (config.names[0], config.names[1]), int(config.seed or 0), len(scores), score, ci,
         elo_of_score(score) if scores else math.nan,
         None if ci is None else (elo_of_score(ci[0]), elo_of_score(ci[1])),
         likelihood_of_superiority(scores), pairs, (first, second), config.anchor,
