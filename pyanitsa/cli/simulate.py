@@ -52,7 +52,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--swap", action="store_true",
                    help="with two --agents: play every deal twice, the second time with "
                         "the agents' seats swapped, and report each agent over both seats")
-    p.add_argument("--plot", metavar="FILE.png", help="write a histogram of game lengths")
+    p.add_argument("--plot", metavar="FILE.png",
+                   help="write a histogram of game lengths, cycled and capped games marked")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--no-progress", action="store_true", help="hide the progress bar")
     p.set_defaults(run=run)
