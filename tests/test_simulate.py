@@ -74,7 +74,7 @@ class FakeCore:
     figures can be checked), then a Ctrl-C; it records how many games each call held."""
 
     def __init__(self, interrupt_at: int | None = None) -> None:
-        from pyanitsa.batch import simulate
+        from pyanitsa.batch.api import simulate  # the core itself, even when a fake stands in
 
         self.real = simulate
         self.calls: list[int] = []

@@ -40,9 +40,14 @@ class Tally:
 
     def add(self, sim: Any) -> None:
         """Count the games of ``sim`` (a ``Simulation`` of this run's rules and seats)."""
+        # one C call: a Ctrl-C between two fields cannot leave the totals half-updated
+        self.__dict__.update(self.counted(sim))
+
+    def counted(self, sim: Any) -> dict[str, Any]:
+        """The fields that count ``sim``'s games too (nothing is stored)."""
         r = np.asarray(sim.rounds, np.int64)
         if not len(r):
-            return
+            return {}
         width = max(self.lengths.shape[1], int(r.max()) + 1)
         chunk = np.bincount(sim.outcome * width + r, minlength=OUTCOMES * width)
         lengths = np.pad(self.lengths, ((0, 0), (0, width - self.lengths.shape[1])))
@@ -57,8 +62,7 @@ class Tally:
         if sim.winners is not None:
             new["shared_wins"] = self.shared_wins + sim.winners.sum(axis=0)
             new["score_totals"] = self.score_totals + sim.scores.sum(axis=0)
-        # one C call: a Ctrl-C between two fields cannot leave the totals half-updated
-        self.__dict__.update(new)
+        return new
 
     @property
     def histogram(self) -> np.ndarray:
@@ -118,3 +122,33 @@ def median(hist: np.ndarray) -> float:
     if n % 2:
         return float(_at(cum, n // 2))
     return float((np.float64(_at(cum, n // 2 - 1)) + np.float64(_at(cum, n // 2))) / 2)
+
+
+class SeatedTally(Tally):
+    """A :class:`Tally` that also counts, for each named player (an agent), its games and sole
+    wins by the seat it held."""
+
+    def __init__(self, rules: Rules, names: list[str], seed: int) -> None:
+        super().__init__(rules, len(names), seed)
+        self.names = names
+        self.games_by_seat = np.zeros((len(names), len(names)), np.int64)
+        """``[player, seat]``: games the player held that seat."""
+        self.wins_by_seat = np.zeros((len(names), len(names)), np.int64)
+
+    def add_seated(self, sim: Any, seatings: np.ndarray) -> None:
+        """Count ``sim``'s games, where seat ``s`` of game ``g`` held player ``seatings[g, s]``."""
+        new = self.counted(sim)
+        seats = np.arange(self.players)
+        games, wins = self.games_by_seat.copy(), self.wins_by_seat.copy()
+        np.add.at(games, (seatings, seats), 1)
+        won = np.flatnonzero(sim.winner >= 0)
+        np.add.at(wins, (seatings[won, sim.winner[won]], sim.winner[won]), 1)
+        new.update(games_by_seat=games, wins_by_seat=wins)
+        self.__dict__.update(new)  # the game totals and the players' in one step
+
+    def by_player(self) -> list[dict[str, Any]]:
+        """Each player's ``games``, ``wins``, ``games_by_seat`` and ``wins_by_seat``."""
+        return [{"agent": name, "games": int(g.sum()), "wins": int(w.sum()),
+                 "games_by_seat": [int(x) for x in g], "wins_by_seat": [int(x) for x in w]}
+                for name, g, w in zip(self.names, self.games_by_seat, self.wins_by_seat,
+                                      strict=True)]

@@ -21,7 +21,7 @@ counters. Memory does not grow with it (the games are counted chunk by chunk).""
 FIRST_CHUNK = 1024
 """Games in the first batch-core call; the chunk doubles while a call takes under
 ``CHUNK_SECONDS``, so a Ctrl-C or the progress bar waits at most about that long."""
-MAX_CHUNK = 1 << 20
+MAX_CHUNK = 1 << 18
 CHUNK_SECONDS = 0.25
 AGENT_CHUNK = 256
 """Games per batch-core call when agents play."""
@@ -75,27 +75,27 @@ def run(args: argparse.Namespace) -> int:
         raise CliError("pickup_order: agent needs --agents (one per seat)")
     from tqdm import tqdm
 
-    from pyanitsa.batch.tally import Tally
+    from pyanitsa.batch.tally import SeatedTally, Tally
 
-    tally = Tally(rules, args.players, args.seed)
-    by_agent = AgentTally(specs, args.players) if specs is not None else None
+    tally = (Tally(rules, args.players, args.seed) if specs is None
+             else SeatedTally(rules, specs, args.seed))
     total = args.games * (2 if args.swap else 1)
     start = time.perf_counter()
     interrupted = False
     with tqdm(total=total, unit="game", unit_scale=True, disable=args.no_progress,
               leave=False, dynamic_ncols=True) as bar:
         try:
-            if by_agent is None:
+            if specs is None:
                 stream_batch(rules, args.players, args.games, args.seed, args.workers, tally,
                              bar.update)
             else:
-                stream_agents(rules, by_agent, args.games, args.seed, args.swap, tally,
-                              bar.update)
+                stream_agents(rules, tally, args.games, args.seed, args.swap, bar.update)
         except KeyboardInterrupt:  # the user's Ctrl-C: report the games counted so far
             interrupted = True
     summary = tally.summary(time.perf_counter() - start)
-    if by_agent is not None:
-        summary.update(by_agent.summary(args.swap, args.games))
+    if specs is not None:
+        summary.update(agents=specs, swap=args.swap, **({"deals": args.games} if args.swap
+                                                       else {}), by_agent=tally.by_player())
     if interrupted:
         summary.update(partial=True, games_requested=total)
     if args.plot and tally.games:
@@ -162,40 +162,12 @@ def stream_batch(rules: Rules, players: int, games: int, seed: int, workers: int
             chunk = min(2 * chunk, MAX_CHUNK)
 
 
-class AgentTally:
-    """Each agent's games and wins by the seat it played (``--agents``, with or without swap)."""
+def stream_agents(rules: Rules, tally, games: int, seed: int, swap: bool, progress) -> None:
+    """Deal ``i`` from ``derive_seed(seed, i)``, played by the agents named in ``tally`` (with
+    ``swap``, then again with their seats swapped); each chunk's games are added to it."""
+    import numpy as np
 
-    def __init__(self, specs: list[str], players: int) -> None:
-        import numpy as np
-
-        self.specs = specs
-        self.games = np.zeros((len(specs), players), np.int64)
-        self.wins = np.zeros((len(specs), players), np.int64)
-
-    def add(self, seating: list[int], winner: int) -> None:
-        """A game where seat ``s`` held agent ``seating[s]`` and ``winner`` won (-1: none)."""
-        for seat, agent in enumerate(seating):
-            self.games[agent, seat] += 1
-        if winner >= 0:
-            self.wins[seating[winner], winner] += 1
-
-    def summary(self, swap: bool, deals: int) -> dict:
-        out: dict = {"agents": self.specs, "swap": swap}
-        if swap:
-            out["deals"] = deals
-        out["by_agent"] = [{"agent": spec, "games": int(g.sum()), "wins": int(w.sum()),
-                            "games_by_seat": [int(x) for x in g],
-                            "wins_by_seat": [int(x) for x in w]}
-                           for spec, g, w in zip(self.specs, self.games, self.wins,
-                                                 strict=True)]
-        return out
-
-
-def stream_agents(rules: Rules, by_agent: AgentTally, games: int, seed: int, swap: bool,
-                  tally, progress) -> None:
-    """Deal ``i`` from ``derive_seed(seed, i)``, played by the agents (with ``swap``, then
-    again with their seats swapped); each chunk's games are added to the tallies."""
-    agents = [hook("make_agent")(s) for s in by_agent.specs]
+    agents = [hook("make_agent")(s) for s in tally.names]
     play_games = hook("play_games")
     seats = list(range(len(agents)))
     seatings = [seats, seats[::-1]] if swap else [seats]
@@ -206,9 +178,7 @@ def stream_agents(rules: Rules, by_agent: AgentTally, games: int, seed: int, swa
         played = play_games(rules, [[agents[a] for a in s] for s, _ in plan],
                             [game_seed for _, game_seed in plan])
         chunk = chunk_simulation(rules, len(agents), seed, [t.outcome for t in played])
-        tally.add(chunk)
-        for (seating, _), winner in zip(plan, chunk.winner, strict=True):
-            by_agent.add(seating, int(winner))
+        tally.add_seated(chunk, np.array([s for s, _ in plan], np.int64))
         progress(len(plan))
 
 
