@@ -94,8 +94,10 @@ def run(args: argparse.Namespace) -> int:
             interrupted = True
     summary = tally.summary(time.perf_counter() - start)
     if specs is not None:
-        summary.update(agents=specs, swap=args.swap, **({"deals": args.games} if args.swap
-                                                       else {}), by_agent=tally.by_player())
+        summary.update(agents=specs, swap=args.swap)
+        if args.swap:
+            summary["deals"] = tally.games // 2  # each played in both seatings
+        summary["by_agent"] = tally.by_player()
     if interrupted:
         summary.update(partial=True, games_requested=total)
     if args.plot and tally.games:
