@@ -80,7 +80,7 @@ CASES: list[tuple[str, list[str]]] = [
     # simulate
     ("simulate-games-zero", ["simulate", "--games", "0"]),
     ("simulate-games-neg", ["simulate", "--games", "-5"]),
-    ("simulate-games-huge", ["simulate", "--games", "100000000000000"]),
+    ("simulate-games-huge", ["simulate", "--games", str(2**62 + 1)]),
     ("simulate-games-huge-digits", ["simulate", "--games", HUGE]),
     ("simulate-games-float", ["simulate", "--games", "1e6"]),
     ("simulate-workers-zero", ["simulate", "--games", "5", "--workers", "0"]),
@@ -173,7 +173,7 @@ def test_messages_name_the_key(tmp_path, capsys):
             (["play", "--rules", f"{tmp_path}/huge.yaml"], ("max_rounds", "line 2")),
             (["tournament", f"{tmp_path}/t_seed_huge.yaml"], ("seed", "4,300 digits")),
             (["tournament", f"{tmp_path}/t_maxrounds.yaml"], ("max_rounds",)),
-            (["simulate", "--games", "100000000000000"], ("--games", "limit")),
+            (["simulate", "--games", str(2**62 + 1)], ("--games", "limit")),
             (["simulate", "--games", "5", "--plot", "x.xyz"], (".xyz", "png", "svg")),
             (["enumerate", "--deck", "ranks=1,suits=1"], ("deck", "too few"))):
         try:

@@ -20,7 +20,7 @@ from pyanitsa.batch import tactical as _tactical
 from pyanitsa.batch.encode import (
     ACE,
     CAPPED,
-    CYCLE,
+    CYCLE,  # noqa: F401  (re-exported by pyanitsa.batch)
     DRAW,
     MISERE,
     OUTCOME_NAMES,
@@ -278,28 +278,11 @@ class Simulation:
     def summary(self) -> dict[str, Any]:
         """``games``, ``mean/median/p10/p90/max_rounds``, ``wins`` per seat (sole wins),
         ``draws`` (classic draws; tactical shared wins), ``cycles``, ``capped``, ``seconds``."""
-        r = self.rounds
-        wins = np.bincount(self.winner[self.winner >= 0], minlength=self.players)
-        out: dict[str, Any] = {
-            "mode": self.rules.mode, "deck": str(self.rules.deck), "players": self.players,
-            "seed": self.seed, "games": self.games,
-            "mean_rounds": float(r.mean()) if len(r) else None,
-            "median_rounds": float(np.median(r)) if len(r) else None,
-            "p10_rounds": float(np.percentile(r, 10)) if len(r) else None,
-            "p90_rounds": float(np.percentile(r, 90)) if len(r) else None,
-            "max_rounds": int(r.max()) if len(r) else None,
-            "mean_showdowns": float(self.showdowns.mean()) if len(r) else None,
-            "wins": [int(x) for x in wins],
-            "draws": int((self.outcome == DRAW).sum()),
-            "cycles": int((self.outcome == CYCLE).sum()) if self.rules.mode == "classic" else 0,
-            "capped": int((self.outcome == CAPPED).sum()) if self.rules.mode == "classic" else 0,
-        }
-        if self.winners is not None:
-            out["shared_wins"] = [int(x) for x in self.winners.sum(axis=0)]
-            assert self.scores is not None
-            out["mean_scores"] = [float(x) for x in self.scores.mean(axis=0)]
-        out["seconds"] = round(self.seconds, 4)
-        return out
+        from pyanitsa.batch.tally import Tally
+
+        tally = Tally(self.rules, self.players, self.seed)
+        tally.add(self)
+        return tally.summary(self.seconds)
 
 
 def simulate(rules: Rules, players: int, games: int, seed: int, *, workers: int | None = 1,

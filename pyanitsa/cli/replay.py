@@ -38,7 +38,7 @@ def run(args: argparse.Namespace) -> int:
     except UnicodeDecodeError as exc:
         raise CliError(f"{args.file}: not UTF-8 text (byte {data[exc.start]:#04x} at "
                        f"position {exc.start})") from None
-    mismatches = 0
+    checked = mismatches = 0
     for lineno, record, expected in read_entries(text):
         if args.log:
             result, events = record.play_logged()
@@ -55,10 +55,12 @@ def run(args: argparse.Namespace) -> int:
         if args.check:
             if expected is None:
                 raise CliError(f"line {lineno}: --check needs an \"expected\" or \"result\"")
+            checked += 1
             if got != expected:
                 mismatches += 1
                 print(f"line {lineno}: expected {json.dumps(expected)}", file=sys.stderr)
-    if args.check and mismatches:
-        print(f"{mismatches} result(s) differ", file=sys.stderr)
-        return 1
-    return 0
+    if args.check:  # on stderr, so standard output stays one JSON result a line
+        records = f"{checked} record{'' if checked == 1 else 's'}"
+        print(f"checked {records}: " + (f"{mismatches} result(s) differ" if mismatches
+                                        else "all match"), file=sys.stderr)
+    return 1 if mismatches else 0

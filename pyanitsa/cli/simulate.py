@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import time
 
 from pyanitsa import argtypes
 from pyanitsa.errors import CliError
@@ -13,8 +14,17 @@ from pyanitsa.rng import derive_seed
 from pyanitsa.rules import Rules
 from pyanitsa.rules_args import add_rules_arguments, rules_from_args
 
-MAX_GAMES = 10_000_000
-"""The most games one run holds in memory (7 int64 results a game: about 1 GB with copies)."""
+MAX_GAMES = 2**62
+"""The most games one run may ask for: game numbers stay inside the batch core's 64-bit
+counters. Memory does not grow with it (the games are counted chunk by chunk)."""
+
+FIRST_CHUNK = 1024
+"""Games in the first batch-core call; the chunk doubles while a call takes under
+``CHUNK_SECONDS``, so a Ctrl-C or the progress bar waits at most about that long."""
+MAX_CHUNK = 1 << 18
+CHUNK_SECONDS = 0.25
+AGENT_CHUNK = 256
+"""Games per batch-core call when agents play."""
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -22,13 +32,15 @@ def register(sub: argparse._SubParsersAction) -> None:
                        description="Deal and play N seeded games (game i from "
                                    "derive_seed(SEED, i), exactly as `pyanitsa play --seed` "
                                    "deals it) on the compiled batch core. Tactical hands play "
-                                   "in the order dealt (uniformly random orders).")
+                                   "in the order dealt (uniformly random orders). The games "
+                                   "are counted as they finish, so memory does not grow with "
+                                   "N; Ctrl-C stops the run and prints the figures so far "
+                                   "(marked partial, exit code 130).")
     add_rules_arguments(p)
     p.add_argument("--players", type=int, default=2, help="seats, 2..8 (default 2)")
-    p.add_argument("--games", type=argtypes.positive_at_most(MAX_GAMES, "the results of every "
-                                                         "game are held in memory; run more "
-                                                         "with another --seed"),
-                   default=10000, help=f"games to play (default 10000, at most {MAX_GAMES:,})")
+    p.add_argument("--games", type=argtypes.positive_at_most(MAX_GAMES, "game numbers are "
+                                                         "64-bit"),
+                   default=10000, help="games to play (default 10000, at most 2^62)")
     p.add_argument("--seed", type=argtypes.seed, default=0,
                    help="the run's seed, 0..2^64-1 (default 0)")
     p.add_argument("--workers", type=argtypes.positive_int, default=None, metavar="N",
@@ -37,8 +49,13 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="an agent per seat (tactical: they order the hands; classic: they "
                         "pick up with pickup_order=agent); games then run one by one on the "
                         "reference engine through the agents' referee")
-    p.add_argument("--plot", metavar="FILE.png", help="write a histogram of game lengths")
+    p.add_argument("--swap", action="store_true",
+                   help="with two --agents: play every deal twice, the second time with "
+                        "the agents' seats swapped, and report each agent over both seats")
+    p.add_argument("--plot", metavar="FILE.png",
+                   help="write a histogram of game lengths, cycled and capped games marked")
     p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.add_argument("--no-progress", action="store_true", help="hide the progress bar")
     p.set_defaults(run=run)
 
 
@@ -51,24 +68,58 @@ def run(args: argparse.Namespace) -> int:
         if args.players != len(specs) and args.players != 2:
             raise CliError(f"--agents: {len(specs)} agents for {args.players} seats")
         args.players = len(specs)
+    if args.swap and (specs is None or len(specs) != 2):
+        raise CliError(f"--swap: needs two --agents, not {len(specs or [])}")
     rules.check_players(args.players)
-    if specs is None:
-        if rules.pickup_order == "agent":
-            raise CliError("pickup_order: agent needs --agents (one per seat)")
-        from pyanitsa.batch import simulate
+    if specs is None and rules.pickup_order == "agent":
+        raise CliError("pickup_order: agent needs --agents (one per seat)")
+    from tqdm import tqdm
 
-        sim = simulate(rules, args.players, args.games, args.seed, workers=args.workers)
-    else:
-        sim = simulate_agents(rules, specs, args.games, args.seed)
-    summary = sim.summary()
-    if args.plot:
-        plot_lengths(sim, args.plot)
+    from pyanitsa.batch.tally import SeatedTally, Tally
+
+    tally = (Tally(rules, args.players, args.seed) if specs is None
+             else SeatedTally(rules, specs, args.seed))
+    total = args.games * (2 if args.swap else 1)
+    start = time.perf_counter()
+    interrupted = False
+    with tqdm(total=total, unit="game", unit_scale=True, disable=args.no_progress,
+              leave=False, dynamic_ncols=True) as bar:
+        try:
+            if specs is None:
+                stream_batch(rules, args.players, args.games, args.seed, args.workers, tally,
+                             bar.update)
+            else:
+                stream_agents(rules, tally, args.games, args.seed, args.swap, bar.update)
+        except KeyboardInterrupt:  # the user's Ctrl-C: report the games counted so far
+            interrupted = True
+    summary = tally.summary(time.perf_counter() - start)
+    if specs is not None:
+        summary.update(agents=specs, swap=args.swap)
+        if args.swap:
+            summary["deals"] = tally.games // 2  # each played in both seatings
+        summary["by_agent"] = tally.by_player()
+    if interrupted:
+        summary.update(partial=True, games_requested=total)
+    if args.plot and tally.games:
+        plot_lengths(tally, args.plot)
         summary["plot"] = args.plot
     if args.json:
         print(json.dumps(summary, ensure_ascii=False))
-        return 0
+    else:
+        print_summary(rules, args, summary)
+    return 130 if interrupted else 0
+
+
+def print_summary(rules: Rules, args: argparse.Namespace, summary: dict) -> None:
     n = summary["games"]
-    print(f"{rules.mode}, deck {rules.deck}, {args.players} players, {n} games, seed {args.seed}"
+    if summary.get("partial"):
+        print(f"partial: interrupted after {n:,} of {summary['games_requested']:,} games; "
+              "the figures below are for those games")
+        if not n:
+            return
+    games = (f"{n} games ({n // 2} deals, both seatings)" if summary.get("swap")
+             else f"{n} games")
+    print(f"{rules.mode}, deck {rules.deck}, {args.players} players, {games}, seed {args.seed}"
           f" ({summary['seconds']:.2f} s)")
     options = rules.to_options()
     if options:
@@ -76,8 +127,18 @@ def run(args: argparse.Namespace) -> int:
     print(f"rounds: mean {summary['mean_rounds']:.2f}, median {summary['median_rounds']:g}, "
           f"p10 {summary['p10_rounds']:g}, p90 {summary['p90_rounds']:g}, "
           f"max {summary['max_rounds']}")
-    wins = ", ".join(f"P{s} {w / n:.2%}" for s, w in enumerate(summary["wins"]))
+    named = "by_agent" in summary and not summary["swap"]
+    wins = ", ".join(f"P{s} {summary['agents'][s] + ' ' if named else ''}{w / n:.2%}"
+                     for s, w in enumerate(summary["wins"]))
     print(f"wins: {wins}")
+    for agent in summary.get("by_agent", []) if summary.get("swap") else []:
+        seats = ", ".join(f"P{s} {w / g:.2%}" if g else f"P{s} -" for s, (w, g) in
+                          enumerate(zip(agent["wins_by_seat"], agent["games_by_seat"],
+                                        strict=True)))
+        print(f"  {agent['agent']}: wins {agent['wins'] / agent['games']:.2%} of "
+              f"{agent['games']} games ({seats})")
+    if named and args.players == 2:
+        print("(each agent kept its seat; --swap plays every deal in both seatings)")
     if rules.mode == "tactical":
         print(f"shared wins (draws): {summary['draws'] / n:.2%}")
     else:
@@ -85,57 +146,76 @@ def run(args: argparse.Namespace) -> int:
               f"capped: {summary['capped'] / n:.2%}")
     if args.plot:
         print(f"histogram: {args.plot}")
-    return 0
 
 
-AGENT_CHUNK = 256
-"""Games per batch-core call when agents play."""
+def stream_batch(rules: Rules, players: int, games: int, seed: int, workers: int | None,
+                 tally, progress) -> None:
+    """Play games 0..games-1 on the batch core chunk by chunk, adding each chunk to ``tally``."""
+    from pyanitsa import batch  # looked up per run, so a test can stand in for the core
+
+    first, chunk = 0, FIRST_CHUNK
+    while first < games:
+        n = min(chunk, games - first)
+        started = time.perf_counter()
+        tally.add(batch.simulate(rules, players, n, seed, workers=workers, first=first))
+        first += n
+        progress(n)
+        if time.perf_counter() - started < CHUNK_SECONDS:
+            chunk = min(2 * chunk, MAX_CHUNK)
 
 
-def simulate_agents(rules: Rules, specs: list[str], games: int, seed: int):
-    """Game ``i`` dealt from ``derive_seed(seed, i)`` and played by the named agents."""
-    import time
-
+def stream_agents(rules: Rules, tally, games: int, seed: int, swap: bool, progress) -> None:
+    """Deal ``i`` from ``derive_seed(seed, i)``, played by the agents named in ``tally`` (with
+    ``swap``, then again with their seats swapped); each chunk's games are added to it."""
     import numpy as np
-    from tqdm import tqdm
+
+    agents = [hook("make_agent")(s) for s in tally.names]
+    play_games = hook("play_games")
+    seats = list(range(len(agents)))
+    seatings = [seats, seats[::-1]] if swap else [seats]
+    for first in range(0, games, AGENT_CHUNK):
+        deals = range(first, min(games, first + AGENT_CHUNK))
+        plan = [(seating, derive_seed(seed, i)) for i in deals for seating in seatings]
+        # the agents decide game by game; the batch core plays a chunk's games in one call
+        played = play_games(rules, [[agents[a] for a in s] for s, _ in plan],
+                            [game_seed for _, game_seed in plan])
+        chunk = chunk_simulation(rules, len(agents), seed, [t.outcome for t in played])
+        tally.add_seated(chunk, np.array([s for s, _ in plan], np.int64))
+        progress(len(plan))
+
+
+def chunk_simulation(rules: Rules, players: int, seed: int, outcomes: list):
+    """The ``Simulation`` arrays of games the referee played (an agent's failure is raised)."""
+    import numpy as np
 
     from pyanitsa.batch.api import CAPPED, CYCLE, DRAW, WIN, Simulation
 
-    agents = [hook("make_agent")(s) for s in specs]
-    play_games = hook("play_games")
-    players = len(agents)
+    codes = {Termination.WIN: WIN, Termination.DRAW: DRAW, Termination.CYCLE: CYCLE,
+             Termination.CAPPED: CAPPED}
+    games = len(outcomes)
     rounds = np.zeros(games, np.int64)
     showdowns = np.zeros(games, np.int64)
     outcome = np.zeros(games, np.int64)
     winner = np.full(games, -1, np.int64)
-    scores = np.zeros((games, players), np.int64) if rules.mode == "tactical" else None
-    winners = np.zeros((games, players), bool) if rules.mode == "tactical" else None
-    codes = {Termination.WIN: WIN, Termination.DRAW: DRAW, Termination.CYCLE: CYCLE,
-             Termination.CAPPED: CAPPED}
-    start = time.perf_counter()
-    with tqdm(total=games, unit="game", leave=False, dynamic_ncols=True) as bar:
-        # the agents decide game by game; the batch core plays a chunk's games in one call
-        for first in range(0, games, AGENT_CHUNK):
-            idx = range(first, min(games, first + AGENT_CHUNK))
-            played = play_games(rules, [agents] * len(idx), [derive_seed(seed, i) for i in idx])
-            for i, timed in zip(idx, played, strict=True):
-                if isinstance(timed.outcome, Exception):
-                    raise timed.outcome
-                result = timed.outcome.result
-                rounds[i], showdowns[i] = result.rounds, result.showdowns
-                if isinstance(result, ClassicResult):
-                    outcome[i] = codes[result.outcome]
-                    winner[i] = -1 if result.winner is None else result.winner
-                else:
-                    assert scores is not None and winners is not None
-                    scores[i] = result.scores
-                    winners[i, list(result.winners)] = True
-                    outcome[i] = 0 if len(result.winners) == 1 else 1
-                    winner[i] = result.winners[0] if len(result.winners) == 1 else -1
-            bar.update(len(idx))
+    tactical = rules.mode == "tactical"
+    scores = np.zeros((games, players), np.int64) if tactical else None
+    winners = np.zeros((games, players), bool) if tactical else None
+    for i, played in enumerate(outcomes):
+        if isinstance(played, Exception):
+            raise played
+        result = played.result
+        rounds[i], showdowns[i] = result.rounds, result.showdowns
+        if isinstance(result, ClassicResult):
+            outcome[i] = codes[result.outcome]
+            winner[i] = -1 if result.winner is None else result.winner
+        else:
+            assert scores is not None and winners is not None
+            scores[i] = result.scores
+            winners[i, list(result.winners)] = True
+            outcome[i] = WIN if len(result.winners) == 1 else DRAW
+            winner[i] = result.winners[0] if len(result.winners) == 1 else -1
     return Simulation(rules, players, seed, rounds, showdowns, outcome, winner, scores=scores,
-                      winners=winners, seconds=time.perf_counter() - start,
-                      extra={"agents": specs})
+                      winners=winners)
 
 
 def check_plot_path(path: str) -> None:
@@ -153,22 +233,45 @@ def check_plot_path(path: str) -> None:
         raise CliError(f"--plot {path!r}: is a directory")
 
 
-def plot_lengths(sim, path: str) -> None:
+def plot_lengths(tally, path: str) -> None:
+    """Write the histogram of game lengths (:func:`length_figure`) to ``path``."""
+    import matplotlib.pyplot as plt
+
+    fig = length_figure(tally)
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+
+
+def length_figure(tally):
+    """Games by length, stacked by how they ended: finished, cycled, capped at ``max_rounds``."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     import numpy as np
 
-    rounds = sim.rounds
+    from pyanitsa.batch.encode import CAPPED, CYCLE, DRAW, WIN
+
+    lengths = tally.lengths
+    seen = np.flatnonzero(tally.histogram)
+    lo, hi = int(seen[0]), int(seen[-1])
+    bins = np.arange(0, hi + 2) - 0.5 if hi <= 120 else np.linspace(lo, hi, 101)
+    rows = [("finished", lengths[WIN] + lengths[DRAW], "#4477aa"),
+            ("cycled", lengths[CYCLE], "#ee7733"),
+            (f"capped at max_rounds={tally.rules.max_rounds}", lengths[CAPPED], "#cc3311")]
+    if tally.rules.mode == "tactical":  # tactical games always finish
+        rows = rows[:1]
+    rows = [(f"{label} ({int(row.sum()):,})", row, colour) for label, row, colour in rows
+            if row.sum() or label == "finished"]
     fig, ax = plt.subplots(figsize=(8, 4.5))
-    hi = int(rounds.max()) if len(rounds) else 1
-    bins = np.arange(0, hi + 2) - 0.5 if hi <= 120 else 100
-    ax.hist(rounds, bins=bins, color="#4477aa")
+    at = np.arange(lengths.shape[1])
+    ax.hist([at] * len(rows), bins=bins, weights=[row for _, row, _ in rows], stacked=True,
+            color=[colour for *_, colour in rows], label=[label for label, *_ in rows])
+    if len(rows) > 1:
+        ax.legend()
     ax.set_xlabel("rounds")
     ax.set_ylabel("games")
-    ax.set_title(f"{sim.rules.mode}, deck {sim.rules.deck}, {sim.players} players: "
-                 f"{sim.games} games, mean {rounds.mean():.1f} rounds")
+    ax.set_title(f"{tally.rules.mode}, deck {tally.rules.deck}, {tally.players} players: "
+                 f"{tally.games} games, mean {tally.rounds_total / tally.games:.1f} rounds")
     fig.tight_layout()
-    fig.savefig(path, dpi=100)
-    plt.close(fig)
+    return fig
