@@ -4,16 +4,28 @@ PY = $(VENV)/bin/python
 # The PyTorch build to install. The default is the CPU wheel; see README "PyTorch builds".
 TORCH ?= torch==2.13.0
 
-.PHONY: install test lint demo bench clean
+.PHONY: install install-demo test lint demo bench clean
 
+# Two installs, each marked by a stamp when it finishes, redone when pyproject.toml changes:
+# what the demo runs (pyanitsa, torch and the `rl` extra for the shipped policy), and
+# everything (the `dev` extra: Ray and the test tools too), which serves the demo as well.
 install: $(VENV)/.installed
 
-# Re-runs whenever pyproject.toml changes; the stamp marks a finished install.
+install-demo: $(VENV)/.installed-demo
+
 $(VENV)/.installed: pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --upgrade pip
 	$(PY) -m pip install "$(TORCH)"
 	$(PY) -m pip install -e '.[dev]'
+	touch $@
+
+$(VENV)/.installed-demo: pyproject.toml
+	set -e; if [ $(VENV)/.installed -nt pyproject.toml ]; then touch $@; exit 0; fi; \
+	test -x $(PY) || $(PYTHON) -m venv $(VENV); \
+	$(PY) -m pip install --upgrade pip; \
+	$(PY) -m pip install "$(TORCH)"; \
+	$(PY) -m pip install -e '.[rl]'; \
 	touch $@
 
 lint: install
@@ -22,7 +34,7 @@ lint: install
 test: lint
 	$(PY) -m pytest
 
-demo: install
+demo: install-demo
 	$(VENV)/bin/pyanitsa tournament configs/tournaments/demo.yaml --overwrite
 
 bench: install

@@ -45,6 +45,7 @@ from pyanitsa.agents.lazy import lazy_module
 from pyanitsa.agents.protocol import BaseAgent, HandView
 from pyanitsa.agents.search import cards_for_ranks
 from pyanitsa.agents.specs import make_agent, register
+from pyanitsa.agents.warm import Warming, warm_agent
 from pyanitsa.agents.zero_sum import (
     OBJECTIVES,
     STREAM_CHUNK,
@@ -243,7 +244,7 @@ def expected_scores(rules: Rules, a: np.ndarray, x: np.ndarray, b: np.ndarray,
 
 
 @register("equilibrium")
-class EquilibriumAgent(BaseAgent):
+class EquilibriumAgent(Warming, BaseAgent):
     """Plays the exact equilibrium mix over rank orders of a two-player deal (LP, HiGHS);
     falls back to mc_search when the opponent's hand is unknown or the game is too large.
 
@@ -264,6 +265,15 @@ class EquilibriumAgent(BaseAgent):
         self._fallback: Any = None
         self.last_info: dict[str, Any] = {}
         """What the last decision did: the solved value and support, or why it fell back."""
+
+    def warm(self, rules: Rules, players: int) -> None:
+        if rules.mode != "tactical":
+            return
+        if self._fallback is None:  # built now, so its own first decision is warm too
+            self._fallback = make_agent(self.fallback_spec)
+        warm_agent(self._fallback, rules, players)
+        if players == 2:
+            warm_up()
 
     def why_not(self, view: HandView) -> str | None:
         """Why this view cannot be solved exactly (None if it can)."""

@@ -33,6 +33,7 @@ from pyanitsa.agents.guard import (
 from pyanitsa.agents.orders import check_order
 from pyanitsa.agents.protocol import Agent, hand_view, pickup_view
 from pyanitsa.agents.seeding import AgentKey, seat_rng
+from pyanitsa.agents.warm import warm_agent
 from pyanitsa.cards import Card, Seat
 from pyanitsa.classic import ClassicGame, PickupRequest
 from pyanitsa.dealing import deal
@@ -80,8 +81,8 @@ class _Referee:
     def ask(self, seat: Seat, method: str, view: object, given: Sequence[Card],
             what: str) -> list[Card]:
         agent = self.agents[seat]
-        try:  # outside the clock: an out-of-process bot starts and shakes hands here
-            call_agent(_warm_up, agent)
+        try:  # outside the clock: kernels compile or load, a policy loads, a bot starts here
+            call_agent(warm_agent, agent, self.rules, len(self.agents))
         except AgentRaised as exc:
             raise AgentFailure(seat, "error", f"{_label(agent)} failed to start: "
                                               f"{exc}") from exc.exc
@@ -109,14 +110,6 @@ class _Referee:
     def pickup(self, request: PickupRequest) -> list[Card]:
         return self.ask(request.seat, "order_pickup", pickup_view(request), request.cards,
                         "pickup order")
-
-
-def _warm_up(agent: Agent) -> None:
-    """Call the agent's optional ``warm_up()`` (start a process, load a model) before the clock
-    starts."""
-    warm = getattr(agent, "warm_up", None)
-    if callable(warm):
-        warm()
 
 
 def _decide(agent: Agent, method: str, view: object, rng: np.random.Generator) -> object:

@@ -31,6 +31,7 @@ from pyanitsa.agents.lazy import lazy_module
 from pyanitsa.agents.protocol import BaseAgent, HandView, Mix
 from pyanitsa.agents.search import cards_for_ranks
 from pyanitsa.agents.specs import make_agent, register
+from pyanitsa.agents.warm import Warming, dummy_decision, warm_agent
 from pyanitsa.cards import Card
 from pyanitsa.ranks import rank_table
 from pyanitsa.rules import Rules
@@ -94,7 +95,7 @@ def states_of(counts: np.ndarray) -> int:
 
 
 @register("nash")
-class NashAgent(BaseAgent):
+class NashAgent(Warming, BaseAgent):
     """Approximate equilibrium of the dealt two-player game (CFR+ over behaviour strategies),
     sampled; falls back to ``fallback`` (default ``random``) with 3+ players, cards set aside
     or hands over ``max_states``.
@@ -113,6 +114,20 @@ class NashAgent(BaseAgent):
         self._fallback: Any = None
         self.last_info: dict[str, Any] = {}
         """What the last decision did: the solve's size and time, or why it fell back."""
+
+    def warm(self, rules: Rules, players: int) -> None:
+        if rules.mode != "tactical":
+            return
+        if self._fallback is None:  # built now, so its own first decision is warm too
+            self._fallback = make_agent(self.fallback_spec)
+        warm_agent(self._fallback, rules, players)
+        dummy_decision(self.lite(), rules, players)
+
+    def lite(self) -> NashAgent:
+        """One CFR+ iteration: the same kernels, a few milliseconds."""
+        lite = NashAgent(iterations=1, max_states=self.max_states, fallback=self.fallback_spec)
+        lite._fallback = self._fallback
+        return lite
 
     def why_not(self, view: HandView) -> str | None:
         """Why this view is not solved (None if it is)."""

@@ -39,6 +39,7 @@ import numpy as np
 
 from pyanitsa.agents.protocol import BaseAgent, HandView, Mix
 from pyanitsa.agents.specs import register_scheme
+from pyanitsa.agents.warm import Warming, dummy_decision
 from pyanitsa.cards import Card
 from pyanitsa.errors import PyanitsaError
 from pyanitsa.rules import Rules
@@ -304,7 +305,7 @@ def _load_zip(p: Path) -> tuple[Any, PolicyMeta]:
 # -- the agent ------------------------------------------------------------------------------------
 
 
-class PolicyAgent(BaseAgent):
+class PolicyAgent(Warming, BaseAgent):
     """Plays tactical hands from a policy network trained on ``pyanitsa/Tactical-v0``."""
 
     def __init__(self, policy: Any, meta: PolicyMeta, *, deterministic: bool = True) -> None:
@@ -326,6 +327,10 @@ class PolicyAgent(BaseAgent):
              deterministic: bool = True) -> PolicyAgent:
         policy, meta = load_policy(path, trust=trust)
         return cls(policy, meta, deterministic=deterministic)
+
+    def warm(self, rules: Rules, players: int) -> None:
+        if rules == self.rules and players == self.players:  # else every decision refuses
+            dummy_decision(self, rules, players)  # imports the env's layout, sets up torch
 
     def _check(self, view: HandView) -> None:
         if view.players != self.players or view.rules != self.rules:

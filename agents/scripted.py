@@ -22,9 +22,11 @@ import numpy as np
 from pyanitsa.agents.odds import tie_and_edge, tie_chain
 from pyanitsa.agents.protocol import BaseAgent, Deterministic, HandView, Mix, PickupView
 from pyanitsa.agents.specs import register
+from pyanitsa.agents.warm import warm_agent
 from pyanitsa.cards import Card
 from pyanitsa.hooks import split_specs
 from pyanitsa.ranks import RankTable
+from pyanitsa.rules import Rules
 
 MIX_MAX_ORDERS = 40_320
 """``random`` lists its distribution for hands with up to this many distinct orders (8!)."""
@@ -296,6 +298,10 @@ class Mixed(BaseAgent):
                              "per pool member")
         total = sum(weights)
         self.p = np.array([w / total for w in weights])
+
+    def warm_up(self, rules: Rules | None = None, players: int = 2) -> None:
+        for member in self.members:  # a pool may hold mc_search or nash
+            warm_agent(member, rules, players)
 
     def order_hand(self, view: HandView, rng: np.random.Generator) -> Sequence[Card]:
         member = self.members[int(rng.choice(len(self.members), p=self.p))]

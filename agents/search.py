@@ -67,10 +67,13 @@ from pyanitsa.agents.lazy import lazy_module
 from pyanitsa.agents.pickup import engine_order
 from pyanitsa.agents.protocol import BaseAgent, HandView, PickupView, view_for
 from pyanitsa.agents.specs import make_agent, register
+from pyanitsa.agents.warm import Warming, dummy_decision, warm_agent
 from pyanitsa.cards import Card
 from pyanitsa.classic import FIXED_PICKUP_ORDERS, ClassicPosition
+from pyanitsa.dealing import deal
 from pyanitsa.errors import PyanitsaError
 from pyanitsa.ranks import RankTable, rank_table
+from pyanitsa.rng import Rng
 from pyanitsa.rules import Rules
 
 kernels = lazy_module("pyanitsa.agents.kernels")
@@ -113,6 +116,16 @@ def unseen_cards(view: HandView) -> list[Card]:
     return [c for c in range(view.rules.deck.size) if c not in mine]
 
 
+def _fewest_orders(rules: Rules, players: int) -> int:
+    """The fewest distinct orders a dealt hand can have: as many copies of as few ranks as the
+    deck allows (a compile of the exhaustive kernel, seconds, is paid only if it may run)."""
+    size = len(deal(rules, players, Rng(0)).seats[0])
+    ranks: list[int] = []
+    for r, copies in enumerate(sorted(rank_table(rules).counts, reverse=True)):
+        ranks.extend([r] * min(copies, size - len(ranks)))
+    return kernels.count_orders(ranks)
+
+
 class OpponentModel:
     """How sampled opponents order their hands: ``uniform``, an agent spec, or a mixture of
     them separated by ``|``, each optionally weighted ``N*spec``; the components take the
@@ -147,7 +160,7 @@ class OpponentModel:
 
 
 @register("mc_search", decisions=("hand", "pickup"))
-class MCSearch(BaseAgent):
+class MCSearch(Warming, BaseAgent):
     """Monte Carlo best response: sample the unseen cards and opponent orders, optimise my order
     against the samples by exact simulation (assignment start, local search); classic pickups by
     rollouts.
@@ -186,6 +199,20 @@ class MCSearch(BaseAgent):
         self.last_info: dict[str, Any] = {}
         """What the last decision did: samples, evaluations, passes, value, time, why it
         stopped."""
+
+    def warm(self, rules: Rules, players: int) -> None:
+        for part in {id(p): p for p in self.opponent.parts if p is not None}.values():
+            warm_agent(part, rules, players)
+        dummy_decision(self.lite(), rules, players)
+        if rules.mode == "tactical" and _fewest_orders(rules, players) <= self.exhaustive:
+            kernels.distinct_orders(np.zeros(1, np.int8))  # some hands take the exhaustive path
+
+    def lite(self) -> MCSearch:
+        """Two uniform samples, two rollouts: the same kernels (the opponent model's agents
+        are warmed on their own)."""
+        return MCSearch(samples=2, opponent="uniform", objective=self.objective,
+                        exhaustive=self.exhaustive, pickup_rollouts=2,
+                        pickup_horizon=self.pickup_horizon, pickup_random=self.pickup_random)
 
     # -- tactical --------------------------------------------------------------------------------
 

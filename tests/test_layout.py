@@ -183,3 +183,23 @@ def test_no_conftest_outside_tests() -> None:
         if "conftest.py" in filenames and here != REPO_ROOT / "tests":
             found.append(str((here / "conftest.py").relative_to(REPO_ROOT)))
     assert not found, f"conftest.py outside tests/: {found}"
+
+
+def test_every_folder_of_package_data_is_a_listed_package() -> None:
+    """Data in a folder that is not a listed package (``"pyanitsa.agents" = ["policies/*"]``)
+    installs only with setuptools' "absent from the packages configuration" warning: each
+    data folder must be a package of its own, its files named relative to it."""
+    tool = tomllib.loads((REPO_ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]
+    listed = set(tool["setuptools"]["packages"])
+    folders = {package: folder for folder, package in LAYERS.items()}
+    unlisted = []
+    for package, patterns in tool["setuptools"]["package-data"].items():
+        top = max((p for p in folders if package == p or package.startswith(p + ".")), key=len)
+        base = REPO_ROOT / folders[top] / Path(*package.split(".")[len(top.split(".")):])
+        files = [f for pattern in patterns for f in base.glob(pattern) if f.is_file()]
+        assert files, f"package-data {package}: {patterns} match no file under {base}"
+        for f in files:
+            rel = f.parent.relative_to(REPO_ROOT / folders[top]).parts
+            if ".".join((top, *rel)) not in listed:
+                unlisted.append(f"{f.relative_to(REPO_ROOT)}")
+    assert not unlisted, f"data outside a listed package: {unlisted}"

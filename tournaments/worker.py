@@ -17,7 +17,9 @@ import numpy as np
 from pyanitsa.agents.protocol import Agent
 from pyanitsa.agents.seeding import AgentKey
 from pyanitsa.agents.specs import make_agent
+from pyanitsa.agents.warm import warm_agent
 from pyanitsa.cards import Card
+from pyanitsa.rules import Rules
 from pyanitsa.tournaments.config import TournamentConfig
 from pyanitsa.tournaments.games import play_rows
 from pyanitsa.tournaments.schedule import GameKey, Schedule
@@ -73,10 +75,8 @@ class TrackedAgent:
     def name(self) -> str:
         return getattr(self.agent, "name", type(self.agent).__name__)
 
-    def warm_up(self) -> None:
-        warm = getattr(self.agent, "warm_up", None)
-        if callable(warm):
-            warm()
+    def warm_up(self, rules: Rules | None = None, players: int = 2) -> None:
+        warm_agent(self.agent, rules, players)
 
     def order_hand(self, view: Any, rng: np.random.Generator) -> Sequence[Card]:
         self.status.deciding(view.seat)

@@ -26,7 +26,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                         "'mc_search(samples=200)'; tactical hands are then ordered by the "
                         "agents and classic pickups too with pickup_order=agent")
     p.add_argument("--time-limit", type=argtypes.positive_seconds, default=None, metavar="SECONDS",
-                   help="the most an agent may take per decision")
+                   help="the most an agent may take per decision (its warm-up, before the "
+                        "clock starts, is not counted)")
     p.add_argument("--seed", type=argtypes.seed, default=0,
                    help="the game's seed, 0..2^64-1 (default 0)")
     p.add_argument("--json", action="store_true",
