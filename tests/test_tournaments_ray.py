@@ -98,3 +98,57 @@ def test_an_actor_dying_in_a_decision_is_replayed_then_forfeited(ray_cluster, tm
     assert all(r.forfeit_kind is None for r in rows if r.seats[1] == 0)
     kinds = [(e["what"], e["seat"], e["action"]) for e in events if e["event"] == "worker"]
     assert kinds == [("error", 1, "replay"), ("error", 1, "forfeit")] * 2
+
+
+def test_an_actor_killed_with_ray_kill_mid_decision_is_replayed(ray_cluster, tmp_path,
+                                                                 monkeypatch):
+    """``ray.kill`` of an actor from outside while Slow decides: the game is replayed in a
+    fresh actor, nobody forfeits, and the games are those of a clean run."""
+    import threading
+    import time
+
+    from pyanitsa.tournaments import ray_backend
+
+    monkeypatch.syspath_prepend(str(TESTS))
+    backends = []
+    start = ray_backend.RayBackend.start
+
+    def keep(self):
+        backends.append(self)
+        start(self)
+
+    monkeypatch.setattr(ray_backend.RayBackend, "start", keep)
+    base = {"name": "k", "rules": {"preset": "tactical"}, "deals": 4, "seed": 2, "workers": 1,
+            "bootstrap": 0}
+    slow = parse_config({**base, "backend": "ray", "output": str(tmp_path / "slow"),
+                         "agents": [{"name": "slow", "spec": "tournament_agents:Slow(delay=0.1)"},
+                                    {"name": "weak", "spec": "tournament_agents:Weak"}]})
+    first_game = threading.Event()
+    events = []
+
+    def sink(event):
+        events.append(event)
+        if event["event"] == "game":
+            first_game.set()
+
+    def killer():
+        assert first_game.wait(60)
+        time.sleep(0.05)  # well inside the next decision
+        ray.kill(backends[0].actors[0], no_restart=True)
+
+    thread = threading.Thread(target=killer)
+    thread.start()
+    key = new_key()
+    run_tournament(slow, events=sink, poll=0.05, key=key)
+    thread.join()
+    [died] = [e for e in events if e["event"] == "worker"]
+    assert died["seat"] is not None and died["action"] == "replay", died
+    with Store.open(slow.output_dir) as store:
+        got = [r.deterministic() for r in store.rows()]
+    # Slow plays like Weak: the games of a clean run of Weak against Weak
+    clean = parse_config({**base, "backend": "local", "output": str(tmp_path / "clean"),
+                          "agents": [{"name": "slow", "spec": "tournament_agents:Weak"},
+                                     {"name": "weak", "spec": "tournament_agents:Weak"}]})
+    run_tournament(clean, key=key)
+    with Store.open(clean.output_dir) as store:
+        assert got == [r.deterministic() for r in store.rows()]
