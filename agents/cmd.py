@@ -19,11 +19,14 @@ import dataclasses
 import json
 import math
 import os
+import queue
 import select
 import shlex
 import shutil
 import signal
 import subprocess
+import sys
+import threading
 import time
 from collections.abc import Sequence
 from typing import Any
@@ -151,7 +154,7 @@ class CmdAgent(BaseAgent):
         if self.stderr:
             err = open(self.stderr, "ab")  # noqa: SIM115 - the child keeps its own copy
         try:
-            self._proc = subprocess.Popen(self.argv, stdin=subprocess.PIPE,
+            self._proc = _spawner().popen(self.argv, stdin=subprocess.PIPE,
                                           stdout=subprocess.PIPE, stderr=err, bufsize=0,
                                           close_fds=True, start_new_session=True)
         except OSError as exc:
@@ -264,6 +267,74 @@ class CmdAgent(BaseAgent):
             code = self._proc.wait(timeout=1)
             return f" (exit code {code})"
         return ""
+
+
+class _Spawner:
+    """Starts bot processes from one thread that lives as long as this process, so that on
+    Linux each bot gets SIGKILL when this process ends, however it ends (SIGKILL included): a
+    bot that ignores end-of-file on stdin and SIGTERM would otherwise outlive its worker.
+
+    ``PR_SET_PDEATHSIG`` fires when the *thread* that forked the child exits, not the process;
+    decisions may run in short-lived threads (a Ray actor's, say), hence the dedicated one.
+    """
+
+    def __init__(self) -> None:
+        self.pid = os.getpid()
+        self.requests: queue.SimpleQueue[Any] = queue.SimpleQueue()
+        self.preexec = _death_signal_setter()
+        threading.Thread(target=self._serve, daemon=True, name="pyanitsa-bot-spawner").start()
+
+    def _serve(self) -> None:
+        while True:
+            argv, kwargs, box, done = self.requests.get()
+            try:
+                box.append(subprocess.Popen(argv, preexec_fn=self.preexec, **kwargs))
+            except BaseException as exc:  # handed to the caller, which raises it
+                box.append(exc)
+            done.set()
+
+    def popen(self, argv: list[str], **kwargs: Any) -> subprocess.Popen[bytes]:
+        box: list[Any] = []
+        done = threading.Event()
+        self.requests.put((argv, kwargs, box, done))
+        done.wait()
+        if isinstance(box[0], BaseException):
+            raise box[0]
+        return box[0]
+
+
+_SPAWNER: _Spawner | None = None
+
+
+def _spawner() -> _Spawner:
+    """This process's spawner (a forked worker has the parent's object but not its thread)."""
+    global _SPAWNER
+    if _SPAWNER is None or _SPAWNER.pid != os.getpid():
+        _SPAWNER = _Spawner()
+    return _SPAWNER
+
+
+def _death_signal_setter() -> Any:
+    """A ``preexec_fn`` asking Linux to SIGKILL the child when its parent thread ends (None
+    elsewhere). Looked up here, in the parent: the child, between fork and exec, should only
+    make the system call."""
+    if not sys.platform.startswith("linux"):
+        return None
+    import ctypes
+
+    try:
+        prctl = ctypes.CDLL(None, use_errno=True).prctl
+    except (OSError, AttributeError):
+        return None
+    parent = os.getpid()
+    pr_set_pdeathsig, sigkill = 1, int(signal.SIGKILL)
+
+    def set_death_signal() -> None:
+        prctl(pr_set_pdeathsig, sigkill)
+        if os.getppid() != parent:  # the parent died before the call: no signal would come
+            os._exit(1)
+
+    return set_death_signal
 
 
 def _order(answer: dict[str, Any], given: Sequence[Card]) -> list[Card]:

@@ -269,3 +269,28 @@ class Cheater(_Base):
             cls._hand_sets[rules] = {tuple(sorted(h)) for _, g in _deal_seeds()
                                      for h in deal(rules, 2, Rng(g)).seats}
         return cls._hand_sets[rules]
+
+
+class Flooding(_Base):
+    """Writes ``mib`` MiB to stdout and as much straight to descriptor 2 in every decision
+    (an agent that would fill the disk through workers.log), then plays like _Base."""
+
+    def __init__(self, mib: float = 1.0) -> None:
+        self.size = int(mib * (1 << 20))
+
+    def order_hand(self, view, rng):
+        line = "flood " * 15 + "\n"
+        sys.stdout.write(line * (self.size // len(line)))
+        sys.stdout.flush()
+        os.write(2, b"x" * self.size)
+        return list(view.hand)
+
+
+class LastWords(_Base):
+    """In seat 1, writes a line straight to descriptor 1, then kills its own process."""
+
+    def order_hand(self, view, rng):
+        if view.seat == 1:
+            os.write(1, b"last words\n")
+            os._exit(3)
+        return list(view.hand)

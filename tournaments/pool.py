@@ -25,6 +25,7 @@ from typing import Any
 from pyanitsa.agents.game import warm_up
 from pyanitsa.agents.seeding import AgentKey
 from pyanitsa.tournaments.config import TournamentConfig
+from pyanitsa.tournaments.output import CappedLog, OutputTap, redirect, start_pump
 from pyanitsa.tournaments.schedule import GameKey
 from pyanitsa.tournaments.worker import DecisionStatus, Message, Snapshot, WorkerContext
 
@@ -51,28 +52,16 @@ def _torch_after_fork() -> None:
         torch.set_num_threads(1)
 
 
-def _capture_output(log: str) -> None:
-    """Send this worker's stdout and stderr to ``log``: Python's streams and descriptors 1 and
-    2 both, so C libraries and raw writes go there too. On the console an agent's prints would
-    garble the parent's progress bar and table. ``O_APPEND``: the workers share the file, and
-    each write lands whole at its end."""
-    fd = os.open(log, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
-    os.dup2(fd, 1)
-    os.dup2(fd, 2)
-    os.close(fd)
-    # new streams on the descriptors: the inherited ones may not write to them (under pytest,
-    # for one); the parent flushed its buffers before forking, so nothing is written twice
-    sys.stdout = open(1, "w", encoding="utf-8", errors="replace", buffering=1,  # noqa: SIM115
-                      closefd=False)
-    sys.stderr = open(2, "w", encoding="utf-8", errors="replace", buffering=1,  # noqa: SIM115
-                      closefd=False)
-
-
 def _worker_main(config_json: str, key: AgentKey, conn: Connection, values: Any,
-                 parent: int, log: str | None) -> None:
+                 parent: int, output: tuple[int | None, str | None, Any]) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
-    if log is not None:
-        _capture_output(log)
+    # on the console an agent's prints would garble the parent's progress bar and table
+    fd, log, used = output
+    tap = None
+    if fd is not None:  # forked: the parent's pipe
+        redirect(fd)
+    elif log is not None:
+        tap = OutputTap(CappedLog(log, used=used).write)
     _torch_after_fork()
     threading.Thread(target=_exit_with_parent, args=(parent,), daemon=True).start()
     status = DecisionStatus(values)
@@ -81,6 +70,15 @@ def _worker_main(config_json: str, key: AgentKey, conn: Connection, values: Any,
     except Exception as exc:  # a spec that does not build here: report, then stop
         conn.send(("failed", -1, f"building the agents: {type(exc).__name__}: {exc}"))
         return
+    try:
+        _serve(context, conn)
+    finally:
+        context.close()  # out-of-process bots end with their worker
+        if tap is not None:
+            tap.close()
+
+
+def _serve(context: WorkerContext, conn: Connection) -> None:
     while True:
         try:
             message = conn.recv()
@@ -101,13 +99,14 @@ def _worker_main(config_json: str, key: AgentKey, conn: Connection, values: Any,
 
 
 class _Worker:
-    def __init__(self, ctx: Any, config_json: str, key: AgentKey, log: str | None) -> None:
+    def __init__(self, ctx: Any, config_json: str, key: AgentKey,
+                 output: tuple[int | None, str | None, Any]) -> None:
         self.conn, child = ctx.Pipe()
         self.values = ctx.Array("d", [-1.0, -1.0, -1.0, 0.0], lock=False)
         self.status = DecisionStatus(self.values)
         self.process = ctx.Process(target=_worker_main,
                                    args=(config_json, key, child, self.values, os.getpid(),
-                                         log),
+                                         output),
                                    daemon=True, name="pyanitsa-tournament-worker")
         self.process.start()
         child.close()
@@ -128,6 +127,11 @@ class LocalBackend:
         self.config_json = config_json
         self.log = None if log is None else str(log)
         """Where the workers' stdout and stderr go (none: where the parent's go)."""
+        self.used = self.ctx.Value("q", 0)
+        """Bytes the workers wrote to the log in this run (its cap is shared)."""
+        self.pipe: int | None = None
+        """Forked workers' stdout and stderr: the write end of a pipe the parent reads."""
+        self.pump: threading.Thread | None = None
         self.key = key
         self.workers: list[_Worker | None] = [None] * workers
 
@@ -142,7 +146,13 @@ class LocalBackend:
             if config.engine == "batch":
                 warm_up(config.build_rules(), config.players)
         for wid in self.ids:
-            self.workers[wid] = _Worker(self.ctx, self.config_json, self.key, self.log)
+            self.workers[wid] = _Worker(self.ctx, self.config_json, self.key, self._output())
+
+    def _output(self) -> tuple[int | None, str | None, Any]:
+        if self.pipe is None and self.log is not None \
+                and self.ctx.get_start_method() == "fork":
+            self.pipe, self.pump = start_pump(CappedLog(self.log, used=self.used).write)
+        return self.pipe, self.log, self.used
 
     def _get(self, wid: int) -> _Worker:
         worker = self.workers[wid]
@@ -203,7 +213,7 @@ class LocalBackend:
         """Replace a worker that died."""
         w = self._get(wid)
         w.conn.close()
-        self.workers[wid] = _Worker(self.ctx, self.config_json, self.key, self.log)
+        self.workers[wid] = _Worker(self.ctx, self.config_json, self.key, self._output())
 
     def close(self) -> None:
         for w in self.workers:
@@ -220,3 +230,8 @@ class LocalBackend:
                 w.process.join(2)
             w.conn.close()
         self.workers = [None] * len(self.workers)
+        if self.pipe is not None:
+            assert self.pump is not None
+            os.close(self.pipe)
+            self.pump.join(5)  # a process an agent started may still hold the pipe
+            self.pipe = self.pump = None

@@ -50,7 +50,7 @@ CHUNK_SECONDS = 0.25
 """The play time a chunk aims at once games have been timed."""
 MAX_CHUNK = 1024
 WORKER_LOG = "workers.log"
-"""Local workers' stdout and stderr, in the output folder."""
+"""Workers' stdout and stderr, in the output folder (capped: tournaments/output.py)."""
 
 
 @dataclass
@@ -123,14 +123,14 @@ def make_backend(config: TournamentConfig, workers: int, key: AgentKey) -> Any:
         except ImportError as exc:
             raise TournamentError(f"backend: ray is not installed ({exc}); install the "
                                   "'ray' extra: pip install 'pyanitsa[ray]'") from None
-        return RayBackend(config_json, workers, config.ray_address, key)
+        return RayBackend(config_json, workers, config.ray_address, key, log=worker_log(config))
     from pyanitsa.tournaments.pool import LocalBackend
     return LocalBackend(config_json, workers, key, log=worker_log(config))
 
 
 def worker_log(config: TournamentConfig) -> Path:
-    """Where local workers' stdout and stderr go: on the console, agents' prints would garble
-    the progress bar and the table."""
+    """Where workers' stdout and stderr go: on the console, agents' prints would garble the
+    progress bar and the table."""
     return config.output_dir.resolve() / WORKER_LOG
 
 

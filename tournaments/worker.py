@@ -7,6 +7,7 @@ for Ray. That is how a hung or crashed decision is pinned on the agent that made
 
 from __future__ import annotations
 
+import contextlib
 import time
 from collections.abc import MutableSequence, Sequence
 from dataclasses import dataclass
@@ -107,6 +108,14 @@ class WorkerContext:
         self.time_limit = config.time_limit
         self.engine = config.engine
         self.agents = [TrackedAgent(make_agent(a.spec), self.status) for a in config.agents]
+
+    def close(self) -> None:
+        """Close the agents that hold something (a ``cmd:`` bot's process)."""
+        for tracked in self.agents:
+            close = getattr(tracked.agent, "close", None)
+            if callable(close):
+                with contextlib.suppress(Exception):
+                    close()
 
     def play(self, chunk: int, keys: Sequence[GameKey]) -> list[tuple[Any, ...]]:
         """Play the games of a chunk (decisions game by game, then the games together on the
