@@ -14,7 +14,8 @@ from typing import Any
 from pyanitsa.tournaments import strength
 from pyanitsa.tournaments.games import GameRow
 from pyanitsa.tournaments.meta import console_line, markdown_section
-from pyanitsa.tournaments.stats import AgentStats, Summary, elo_of_score
+from pyanitsa.tournaments.sprt import SprtResult, elo_of_score
+from pyanitsa.tournaments.stats import AgentStats, Summary
 
 FILES = ("report.md", "results.csv", "results.json", "heatmap.png", "ratings.png")
 
@@ -122,10 +123,16 @@ def console_table(summary: Summary) -> str:
         parts += ["", console_line(summary.meta)]
     if summary.exploitability:
         parts.append(strength.console_line(summary.exploitability))
-    for s in summary.sprt:
-        parts.append(f"SPRT {s.agents[0]} vs {s.agents[1]}: {s.verdict} (LLR {s.llr:+.2f} in "
-                     f"[{s.lower:.2f}, {s.upper:.2f}], {s.blocks} pairs, score {s.score:.3f})")
+    parts += [sprt_line(s) for s in summary.sprt]
     return "\n".join(parts)
+
+
+def sprt_line(s: SprtResult) -> str:
+    """One pairing's SPRT on the console, e.g. ``SPRT a vs b: accepted H1 at LLR 3.01 ≥ 2.94
+    (a is at least 20 Elo stronger; 57 pairs, score 0.640)``."""
+    meaning = f"{s.meaning}; " if s.meaning else ""
+    return (f"SPRT {s.agents[0]} vs {s.agents[1]}: {s.statement} ({meaning}{s.blocks} pairs, "
+            f"score {s.score:.3f})")
 
 
 # -- markdown ---------------------------------------------------------------------------------------
@@ -194,12 +201,11 @@ def markdown(summary: Summary, rows: Sequence[GameRow]) -> str:
                                          {a.name: a.rating for a in summary.agents}, vs_nash)
     if summary.sprt:
         out += ["## SPRT", "",
-                _md_table(["pairing", "verdict", "LLR", "bounds", "pairs", "score", "Elo"],
-                          [(f"{s.agents[0]} vs {s.agents[1]}", s.verdict, f"{s.llr:+.2f}",
-                            f"[{s.lower:.2f}, {s.upper:.2f}]", str(s.blocks),
-                            f"{s.score:.3f}", _signed(elo_of_score(s.score)))
-                           for s in summary.sprt], [False, False, True, False, True, True,
-                                                    True]), ""]
+                _md_table(["pairing", "test", "meaning", "pairs", "score", "Elo"],
+                          [(f"{s.agents[0]} vs {s.agents[1]}", s.statement, s.meaning or "–",
+                            str(s.blocks), f"{s.score:.3f}", _signed(elo_of_score(s.score)))
+                           for s in summary.sprt], [False, False, False, True, True, True]),
+                ""]
     forfeits = [row for row in rows if row.forfeit_seat is not None]
     if forfeits:
         groups: dict[tuple[str, str, str], list[GameRow]] = {}

@@ -41,7 +41,8 @@ from pyanitsa.tournaments.events import EventSink, file_size, game_event, progre
 from pyanitsa.tournaments.games import GameRow
 from pyanitsa.tournaments.lock import FolderLock
 from pyanitsa.tournaments.schedule import GameKey, Schedule
-from pyanitsa.tournaments.stats import Sprt, block_score
+from pyanitsa.tournaments.sprt import Sprt
+from pyanitsa.tournaments.stats import block_score
 from pyanitsa.tournaments.store import Store
 
 FIRST_CHUNK = 16
