@@ -23,8 +23,12 @@ def register(sub: argparse._SubParsersAction) -> None:
         description="Run a round robin or gauntlet between agents, with duplicate deals, into "
                     "an SQLite database, then write the reports (console table, report.md, "
                     "results.csv/json, heatmap.png, ratings.png) to the output folder. "
-                    "Fields: docs/tournaments.md.")
-    p.add_argument("config", metavar="CONFIG.yaml")
+                    "Fields: docs/tournaments.md.",
+        epilog="examples:\n"
+               "  pyanitsa tournament configs/tournaments/demo.yaml\n"
+               "  pyanitsa tournament configs/tournaments/demo.yaml --set deals=4 --overwrite\n"
+               "  pyanitsa tournament configs/tournaments/demo.yaml --resume --events run.jsonl")
+    p.add_argument("config", metavar="CONFIG.yaml", help="the tournament config")
     add_set_argument(p, "deals=10, rules.preset=tactical-52, agents.0.spec=random")
     p.add_argument("--resume", action="store_true",
                    help="continue the tournament in the output folder (or start it)")
@@ -39,7 +43,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                        description="Recompute the statistics of OUTPUT_DIR/tournament.db and "
                                    "write report.md, results.csv, results.json, heatmap.png "
                                    "and ratings.png again.")
-    r.add_argument("folder", metavar="OUTPUT_DIR")
+    r.add_argument("folder", metavar="OUTPUT_DIR",
+                   help="a tournament's output folder (the one holding tournament.db)")
     r.add_argument("--records", metavar="FILE.jsonl",
                    help="also export every game record with its result (for pyanitsa replay)")
     r.add_argument("--bootstrap", type=int, metavar="N",
