@@ -38,3 +38,69 @@ def test_console_and_markdown_state_the_sprt_in_words():
     running = report.sprt_line(sprt_result(None, 1.2))
     assert running == "SPRT cand vs opp: continuing: LLR 1.20 in (-2.94, 2.94) (40 pairs, " \
                       "score 0.610)"
+
+
+# -- the gauntlet plot -------------------------------------------------------------------------
+
+
+def game(pairing, deal, rotation, seats, places):
+    from pyanitsa.tournaments.games import GameRow, points_from_places
+
+    return GameRow(pairing, deal, rotation, 1, tuple(seats), "win", points_from_places(places),
+                   tuple(places), None, 10, 10, None, None, None, None, None, 0.0)
+
+
+def gauntlet_summary(tmp_path):
+    """cand against b, c, d: it wins every game against b, splits every deal with c and loses
+    every game against d (pairings 0, 1, 2; two rotations a deal)."""
+    from pyanitsa.tournaments.config import parse_config
+    from pyanitsa.tournaments.stats import summarize
+
+    c = parse_config({"agents": ["cand", "b", "c", "d"], "format": "gauntlet",
+                      "candidate": "cand", "rules": {"preset": "tactical"}, "deals": 6,
+                      "bootstrap": 0, "output": str(tmp_path)})
+    rows = []
+    for deal in range(6):
+        rows += [game(0, deal, 0, (0, 1), (1, 2)), game(0, deal, 1, (1, 0), (2, 1)),
+                 game(1, deal, 0, (0, 2), (1, 2)), game(1, deal, 1, (2, 0), (1, 2)),
+                 game(2, deal, 0, (0, 3), (2, 1)), game(2, deal, 1, (3, 0), (1, 2))]
+    return summarize(c, rows), rows
+
+
+def test_a_gauntlet_plots_the_candidate_against_each_opponent(tmp_path, monkeypatch):
+    from pyanitsa.tournaments import plots, report
+
+    summary, rows = gauntlet_summary(tmp_path)
+    figures = []
+    real_figure = plots._figure
+    monkeypatch.setattr(plots, "_figure", lambda w, h: figures.append(real_figure(w, h))
+                        or figures[-1])
+    written = report.write_reports(tmp_path, summary, rows)
+    names = sorted(p.name for p in written)
+    assert "gauntlet.png" in names and "heatmap.png" not in names
+    assert (tmp_path / "gauntlet.png").read_bytes()[:4] == b"\x89PNG"
+    gauntlet = next(f for f in figures if "gauntlet of cand" in f.axes[0].get_title())
+    ax = gauntlet.axes[0]
+    # one point with its interval per opponent, best result on top (matplotlib's y grows up)
+    assert [t.get_text() for t in ax.get_yticklabels()] == ["d", "c", "b"]
+    assert len(ax.containers) == 3
+    xs = [float(container.lines[0].get_xdata()[0]) for container in ax.containers]
+    assert xs == pytest.approx([0.0, 50.0, 100.0])
+    md = (tmp_path / "report.md").read_text()
+    assert "| opponent | score | Elo | blocks |" in md and "![head to head](gauntlet.png)" in md
+    assert "| b | 100.0" in md and "| d | 0.0" in md
+    console = report.console_table(summary)
+    assert "cand against" in console and "head-to-head score" not in console
+
+
+def test_a_round_robin_keeps_its_heatmap(tmp_path):
+    from pyanitsa.tournaments import report
+    from pyanitsa.tournaments.config import parse_config
+    from pyanitsa.tournaments.stats import summarize
+
+    c = parse_config({"agents": ["a", "b"], "rules": {"preset": "tactical"}, "deals": 1,
+                      "bootstrap": 0, "output": str(tmp_path)})
+    rows = [game(0, 0, 0, (0, 1), (1, 2)), game(0, 0, 1, (1, 0), (1, 2))]
+    names = {p.name for p in report.write_reports(tmp_path, summarize(c, rows), rows)}
+    assert "heatmap.png" in names and "gauntlet.png" not in names
+    assert "head-to-head score" in report.console_table(summarize(c, rows))

@@ -22,8 +22,8 @@ def register(sub: argparse._SubParsersAction) -> None:
         "tournament", help="run a bot tournament from a YAML config",
         description="Run a round robin or gauntlet between agents, with duplicate deals, into "
                     "an SQLite database, then write the reports (console table, report.md, "
-                    "results.csv/json, heatmap.png, ratings.png) to the output folder. "
-                    "Fields: docs/tournaments.md.",
+                    "results.csv/json, heatmap.png or for a gauntlet gauntlet.png, ratings.png) "
+                    "to the output folder. Fields: docs/tournaments.md.",
         epilog="examples:\n"
                "  pyanitsa tournament configs/tournaments/demo.yaml\n"
                "  pyanitsa tournament configs/tournaments/demo.yaml --set deals=4 --overwrite\n"
@@ -42,7 +42,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     r = sub.add_parser("report", help="rebuild a tournament's reports from its database",
                        description="Recompute the statistics of OUTPUT_DIR/tournament.db and "
                                    "write report.md, results.csv, results.json, heatmap.png "
-                                   "and ratings.png again.")
+                                   "(gauntlet.png for a gauntlet) and ratings.png again.")
     r.add_argument("folder", metavar="OUTPUT_DIR",
                    help="a tournament's output folder (the one holding tournament.db)")
     r.add_argument("--records", metavar="FILE.jsonl",
