@@ -104,3 +104,100 @@ def test_a_round_robin_keeps_its_heatmap(tmp_path):
     names = {p.name for p in report.write_reports(tmp_path, summarize(c, rows), rows)}
     assert "heatmap.png" in names and "gauntlet.png" not in names
     assert "head-to-head score" in report.console_table(summarize(c, rows))
+
+
+# -- live standings ----------------------------------------------------------------------------
+
+
+def test_bradley_terry_of_two_agents_is_the_elo_of_the_score():
+    from pyanitsa.tournaments.live import bradley_terry
+    from pyanitsa.tournaments.sprt import elo_of_score
+
+    wins = [[0.0, 75.0, 0.0], [25.0, 0.0, 0.0], [0.0, 0.0, 0.0]]  # 75 of 100 to the first
+    a, b, nobody = bradley_terry(wins, [[0, 100, 0], [100, 0, 0], [0, 0, 0]])
+    assert nobody is None and a == pytest.approx(-b)
+    assert a - b == pytest.approx(elo_of_score(75.5 / 101), abs=1e-6)  # one virtual draw
+
+
+def test_live_standings_come_as_events_and_agree_with_the_reports(tmp_path, monkeypatch):
+    from pathlib import Path
+
+    from pyanitsa.tournaments.config import parse_config
+    from pyanitsa.tournaments.runner import run_tournament
+    from pyanitsa.tournaments.stats import summarize
+    from pyanitsa.tournaments.store import Store
+
+    monkeypatch.syspath_prepend(str(Path(__file__).resolve().parent))
+    agents = [{"name": n.lower(), "spec": f"tournament_agents:{n}"}
+              for n in ("Strong", "Weak", "Random")]
+    c = parse_config({"name": "t", "agents": agents, "rules": {"preset": "tactical"},
+                      "deals": 30, "seed": 3, "bootstrap": 0, "workers": 1,
+                      "output": str(tmp_path / "out")})
+    events = []
+    run_tournament(c, events=events.append, standings_every=0)
+    live = [e for e in events if e["event"] == "standings"]
+    assert len(live) >= 2 and events[-2] is live[-1] and events[-1]["event"] == "finish"
+    assert [e["games"] for e in live] == sorted(e["games"] for e in live)
+    final = live[-1]
+    assert final["games"] == 180
+    with Store.open(c.output_dir) as store:
+        summary = summarize(c, store.rows())
+    by_name = {a.name: a for a in summary.agents}
+    assert [r["agent"] for r in final["standings"]] == \
+        sorted(by_name, key=lambda n: -by_name[n].rating)
+    for r in final["standings"]:
+        agent = by_name[r["agent"]]
+        assert r["games"] == agent.games and r["score"] == pytest.approx(agent.score)
+        assert r["elo"] == pytest.approx(agent.rating, abs=10)
+
+
+def test_without_a_terminal_progress_is_plain_periodic_lines():
+    import io
+
+    from pyanitsa.tournaments.events import Progress
+
+    out = io.StringIO()
+    progress = Progress(100, 0, "t", file=out, tty=False, log_every=0)
+    progress.update(40)
+    progress.show([{"agent": "strong", "games": 40, "score": 0.75, "elo": 120.4},
+                   {"agent": "weak", "games": 40, "score": 0.25, "elo": -120.4}])
+    progress.update(60)
+    progress.close()
+    text = out.getvalue()
+    assert "\r" not in text and "\x1b" not in text
+    lines = text.splitlines()
+    assert lines[0].startswith("t: 40/100 games (40%), ")
+    assert lines[1].split() == ["agent", "score", "Elo", "games"]
+    assert lines[2].split() == ["strong", "0.750", "+120", "40"]
+    assert lines[3].split() == ["weak", "0.250", "-120", "40"]
+    assert lines[4].startswith("t: 100/100 games in ") and len(lines) == 5
+
+
+def test_without_a_terminal_standings_are_written_at_most_every_log_interval():
+    import io
+
+    from pyanitsa.tournaments.events import Progress
+
+    out = io.StringIO()
+    progress = Progress(10, 0, "t", file=out, tty=False, log_every=3600)
+    progress.show([{"agent": "a", "games": 1, "score": 1.0, "elo": 0.0}])
+    assert out.getvalue() == ""
+
+
+def test_on_a_terminal_the_standings_are_tqdm_status_lines_under_the_bar():
+    import io
+
+    from pyanitsa.tournaments.events import Progress
+
+    out = io.StringIO()
+    progress = Progress(100, 0, "t", file=out, tty=True)
+    progress.update(10)
+    rows = [{"agent": f"agent{i}", "games": 10, "score": 0.5, "elo": 0.0} for i in range(10)]
+    progress.show(rows)
+    assert len(progress.status) == 10  # the header, the best 8, "… 2 more"
+    assert [b.desc.split()[0] for b in progress.status[1:3]] == ["agent0", "agent1"]
+    assert progress.status[-1].desc.strip() == "… 2 more"
+    progress.show(rows[:2])  # fewer agents shown: the lines left over go blank
+    assert [b.desc for b in progress.status[3:]] == [""] * 7
+    progress.close()
+    assert "agent0" in out.getvalue()
