@@ -35,8 +35,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--overwrite", action="store_true",
                    help="delete the output folder's database first and start again")
     p.add_argument("--events", metavar="FILE|-",
-                   help="write a JSON-lines event stream (start, game, sprt, worker, finish)")
-    p.add_argument("--quiet", action="store_true", help="no progress bar and no table")
+                   help="write a JSON-lines event stream (start, game, sprt, worker, standings, "
+                        "finish)")
+    p.add_argument("--quiet", action="store_true", help="no progress, no live standings and no table")
     p.set_defaults(run=run_tournament_command)
 
     r = sub.add_parser("report", help="rebuild a tournament's reports from its database",
