@@ -201,3 +201,27 @@ def test_on_a_terminal_the_standings_are_tqdm_status_lines_under_the_bar():
     assert [b.desc for b in progress.status[3:]] == [""] * 7
     progress.close()
     assert "agent0" in out.getvalue()
+
+
+def test_a_resumed_run_counts_its_stored_games_in_the_live_standings(tmp_path, monkeypatch):
+    import sqlite3
+    from pathlib import Path
+
+    from pyanitsa.tournaments.config import parse_config
+    from pyanitsa.tournaments.runner import run_tournament
+    from pyanitsa.tournaments.store import DB_NAME
+
+    monkeypatch.syspath_prepend(str(Path(__file__).resolve().parent))
+    agents = [{"name": n.lower(), "spec": f"tournament_agents:{n}"} for n in ("Strong", "Weak")]
+    c = parse_config({"name": "t", "agents": agents, "rules": {"preset": "tactical"},
+                      "deals": 6, "seed": 3, "bootstrap": 0, "workers": 1,
+                      "output": str(tmp_path / "out")})
+    run_tournament(c)
+    with sqlite3.connect(c.output_dir / DB_NAME) as conn:  # as if killed after three deals
+        conn.execute("DELETE FROM games WHERE deal >= 3")
+    conn.close()
+    events = []
+    result = run_tournament(c, resume=True, events=events.append)
+    assert result.played == 6
+    (final,) = [e for e in events if e["event"] == "standings"]
+    assert final["games"] == 12 and [r["games"] for r in final["standings"]] == [12, 12]
