@@ -11,8 +11,10 @@ Where the key comes from:
 * a tournament makes one with its database and keeps it there, so its workers (any number,
   either backend) and every ``--resume`` derive the same generators (the views and generators
   agents get do not hold it). By default it is :func:`key_from_seed` of the tournament's seed,
-  so one config plays the same games anywhere; ``agent_key: random`` draws it from
-  ``os.urandom``, a secret even from an agent that knows the seed;
+  so one config plays the same games anywhere (and an agent that guesses the seed can find its
+  game: a config without a seed draws a random one); ``agent_key: random`` draws it from
+  ``os.urandom``, a secret even from an agent that knows the seed, and keys the deals too
+  (:func:`keyed_deal_seed`);
 * ``play``, ``simulate`` and the other tools derive it from the game seed through a one-way
   function (:func:`key_from_seed`), so a ``--seed`` reproduces its games anywhere, and game
   ``i`` of ``simulate`` is exactly ``play --seed derive_seed(SEED, i)``. That key is no secret
@@ -37,6 +39,8 @@ DECIDE = b"decide"
 """The purpose of the generators the referee hands to agents."""
 _SEED_KEY = b"pyanitsa:seedkey"
 """BLAKE2b personalisation of :func:`key_from_seed` (16 bytes)."""
+_DEAL_KEY = b"pyanitsa:deals"
+"""BLAKE2b personalisation of :func:`keyed_deal_seed`."""
 
 
 def new_key() -> AgentKey:
@@ -66,6 +70,14 @@ def agent_seed(game_seed: int, seat: Seat, key: AgentKey, *, purpose: bytes = DE
     message = (game_seed & MASK64).to_bytes(8, "little") + seat.to_bytes(2, "little") + purpose
     digest = hashlib.blake2b(message, key=key, digest_size=16).digest()
     return int.from_bytes(digest, "little")
+
+
+def keyed_deal_seed(seed: int, pairing: int, deal: int, key: AgentKey) -> int:
+    """The 64-bit seed of a deal of an ``agent_key: random`` tournament: BLAKE2b keyed with the
+    secret key, so a bot that knows the tournament's seed still cannot compute its cards."""
+    message = b"".join((n & MASK64).to_bytes(8, "little") for n in (seed, pairing, deal))
+    digest = hashlib.blake2b(message, key=check_key(key), digest_size=8, person=_DEAL_KEY)
+    return int.from_bytes(digest.digest(), "little")
 
 
 def seat_rng(game_seed: int, seat: Seat, key: AgentKey | None = None) -> np.random.Generator:

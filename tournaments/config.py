@@ -117,11 +117,15 @@ class TournamentConfig(_Model):
     """Deals per pairing."""
     duplicate: bool = True
     """Play each deal in every seat rotation with the same cards, so luck cancels."""
-    seed: int = Field(0, ge=0, le=MASK64)
+    seed: int | None = Field(None, ge=0, le=MASK64)
+    """The seed of the deals (and, by default, of the agents' generators). None: a random one
+    drawn when the database is made, kept in it and shown in the report; a bot cannot guess it,
+    where it can guess a seed that is written down (0, 1, the year...)."""
     agent_key: Literal["seed", "random"] = "seed"
-    """What keys the agents' generators. ``seed``: a one-way function of ``seed``, so one config
-    plays the same games anywhere. ``random``: a fresh secret per database, for bots that may
-    know the seed (they can still compute the deals from it: keep such a seed private)."""
+    """What keys the agents' generators and the deals. ``seed``: a one-way function of
+    ``seed``, so one config plays the same games anywhere (and a bot that knows or guesses the
+    seed can compute the deal). ``random``: a fresh secret per database, which keys the
+    generators and the deals, for bots that may know the seed."""
     workers: int = Field(1, ge=1, le=512)
     backend: Backend = "local"
     ray_address: str | None = None

@@ -131,12 +131,13 @@ def run_tournament(config: TournamentConfig, *, resume: bool = False, overwrite:
     start = time.perf_counter()
     config.build_rules()
     check_agents(config)
-    schedule = Schedule.from_config(config)
     held = lock if lock is not None else FolderLock.acquire(config.output_dir)
     try:
         store = Store.create(config.output_dir, config, resume=resume, overwrite=overwrite,
                              key=key)
         try:
+            config = store.config()  # with the seed a seedless config was given
+            schedule = Schedule.from_config(config, store.agent_key())
             return _Run(config, schedule, store, progress, events, poll, logged=logged,
                         standings_every=standings_every).run(start)
         finally:

@@ -1,8 +1,9 @@
 """Who plays whom, with which cards, in which seats: pairings, deals, rotations and seeds.
 
 A game is named by its key ``(pairing, deal, rotation)``. The cards of a deal come from
-``derive_seed(seed, pairing, deal)`` alone, so every rotation of a duplicate deal has the same
-cards; the rotation only moves the agents over the seats (each agent's own random generator
+``derive_seed(seed, pairing, deal)`` alone (with ``agent_key: random``, from a BLAKE2b of the
+same numbers keyed with the tournament's secret key), so every rotation of a duplicate deal has
+the same cards; the rotation only moves the agents over the seats (each agent's own random generator
 depends on its seat, hence on the rotation). Nothing here depends on workers, order of play or
 backend, which is why any schedule of the same keys gives the same games.
 """
@@ -11,11 +12,12 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Container, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import NamedTuple
 
+from pyanitsa.agents.seeding import AgentKey, keyed_deal_seed
 from pyanitsa.rng import derive_seed
-from pyanitsa.tournaments.config import TournamentConfig
+from pyanitsa.tournaments.config import TournamentConfig, TournamentError
 
 
 class GameKey(NamedTuple):
@@ -61,11 +63,16 @@ class Schedule:
     deals: int
     duplicate: bool
     seed: int
+    secret: bool = False
+    """``agent_key: random``: the deals are keyed with :attr:`key`, not derived from the seed."""
+    key: AgentKey | None = field(default=None, repr=False)
 
     @classmethod
-    def from_config(cls, config: TournamentConfig) -> Schedule:
+    def from_config(cls, config: TournamentConfig, key: AgentKey | None = None) -> Schedule:
+        """The schedule of ``config``; ``key``, the tournament's agent key, is needed for the
+        seeds of an ``agent_key: random`` tournament's deals (counting games needs none)."""
         return cls(tuple(make_pairings(config)), config.players, config.deals, config.duplicate,
-                   config.seed)
+                   config.seed, config.agent_key == "random", key)
 
     def rotations(self, deal: int) -> tuple[int, ...]:
         """Every rotation for a duplicate deal; otherwise one, taking turns deal by deal."""
@@ -104,4 +111,8 @@ class Schedule:
 
     def seed_of(self, key: GameKey) -> int:
         """The seed that deals the cards of the key's deal (the same for every rotation)."""
-        return derive_seed(self.seed, key.pairing, key.deal)
+        if not self.secret:
+            return derive_seed(self.seed, key.pairing, key.deal)
+        if self.key is None:
+            raise TournamentError("the deals of an agent_key: random tournament need its key")
+        return keyed_deal_seed(self.seed, key.pairing, key.deal, self.key)

@@ -12,6 +12,7 @@ the same on resume and say nothing of the deal. Reports never show it.
 from __future__ import annotations
 
 import json
+import secrets
 import sqlite3
 from collections.abc import Iterable, Iterator
 from pathlib import Path
@@ -71,7 +72,8 @@ class Store:
 
         A new database keeps ``key`` as its agent key, or else the config's (``agent_key``:
         derived from its seed, or fresh and random); a resumed one keeps its own (``key``, if
-        given, must be it)."""
+        given, must be it). A config without a seed gets one: drawn for a new database, the
+        database's own on resume; :meth:`config` gives the config as stored."""
         folder.mkdir(parents=True, exist_ok=True)
         path = folder / DB_NAME
         _check_file(path)  # before --overwrite: a directory of that name is not ours to delete
@@ -81,6 +83,8 @@ class Store:
         store = cls(path, _connect(path))
         meta = store.meta()
         if "config" not in meta:  # new (or killed before its first commit)
+            if config.seed is None:
+                config = config.model_copy(update={"seed": secrets.randbits(64)})
             store._init(config, check_key(key) if key is not None else _new_key(config))
             return store
         if not resume:
@@ -98,6 +102,8 @@ class Store:
             store.close()
             raise TournamentStoreError(f"--resume: {path} holds another agent key")
         old = json.loads(meta["result_fields"])
+        if config.seed is None:  # the seed drawn when the database was made
+            config = config.model_copy(update={"seed": old.get("seed")})
         new = config.result_fields()
         for name in RESULT_FIELDS:
             if old.get(name) != new.get(name):

@@ -102,7 +102,7 @@ class WorkerContext:
         config = TournamentConfig.model_validate_json(config_json)
         self.key = key
         self.status = status or DecisionStatus()
-        self.schedule = Schedule.from_config(config)
+        self.schedule = Schedule.from_config(config, key)
         self.rules = config.build_rules()
         self.time_limit = config.time_limit
         self.engine = config.engine
