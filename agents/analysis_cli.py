@@ -33,8 +33,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                     "of each seat without building the payoff matrix (hands of up to ten "
                     "cards by default). Prints each seat's expected score at equilibrium, the "
                     "equilibrium mixes, how much a best response could gain against them and "
-                    "the solve time. Example: pyanitsa solve --deck ranks=6,suits=2 --hand "
-                    "6,4,3,1 --hand 5,5,2,1")
+                    "the solve time.",
+        epilog="example:\n  pyanitsa solve --deck ranks=6,suits=2 --hand 6,4,3,1 --hand 5,5,2,1")
     add_rules_arguments(p)
     p.add_argument("--hand", action="append", default=[], metavar="CARDS",
                    help="a seat's hand, comma-separated (As,Kd,... or research values 4,4,2); "

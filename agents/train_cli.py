@@ -16,8 +16,11 @@ def register(sub: argparse._SubParsersAction) -> None:
                     "periodic duplicate evaluation. The run folder (out_dir) gets model.pt + "
                     "model.json (play it with --agents ppo:OUT_DIR), model.zip, config.yaml, "
                     "run.json, eval.csv and learning_curve.png. Fields: --help-config.",
-        formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("config", metavar="CONFIG.yaml", nargs="?")
+        epilog="examples:\n"
+               "  pyanitsa train configs/train/smoke.yaml --check   # the config, resolved\n"
+               "  pyanitsa train configs/train/smoke.yaml --set total_steps=2000")
+    p.add_argument("config", metavar="CONFIG.yaml", nargs="?",
+                   help="the training config (examples in configs/train/)")
     add_set_argument(p, "total_steps=20000, out_dir=/tmp/run, opponents.0.weight=2")
     p.add_argument("--check", action="store_true",
                    help="validate the config, print it resolved, and exit")

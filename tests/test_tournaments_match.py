@@ -12,7 +12,7 @@ from scipy import stats as sps
 
 from pyanitsa.cli import main
 from pyanitsa.tournaments import MatchResult, match
-from pyanitsa.tournaments.stats import elo_of_score
+from pyanitsa.tournaments.sprt import elo_of_score
 from pyanitsa.tournaments.store import Store
 
 KEYS = {"agents", "pairs_played", "score", "ci95", "elo", "elo_ci95", "los", "pairs",
@@ -68,7 +68,8 @@ def test_the_text_report_and_the_progress_bar(capsys):
     for word in ("descending vs ascending: 30 duplicate pairs", "score ", "Elo ", "LOS ",
                  "pairs     W ", "ratings   mean 0"):
         assert word in cap.out
-    assert "60/60" in cap.err and "game/s" in cap.err  # tqdm's bar on stderr
+    # progress on stderr: tqdm's bar on a terminal, plain lines elsewhere (as here)
+    assert "match: 60/60 games" in cap.err and "games/s" in cap.err
 
 
 def test_self_play_is_even_on_every_pair(capsys):
@@ -112,8 +113,8 @@ def test_sprt_stops_the_match(capsys):
     assert s["blocks"] == out["pairs_played"] < 10_000
     assert s["llr"] >= s["upper"]
     assert main(["match", "tie_aware", "random", "--sprt", "--quiet", "--seed", "0"]) == 0
-    assert "SPRT      H1 accepted: tie_aware is at least 20 Elo stronger" in \
-        capsys.readouterr().out
+    assert re.search(r"SPRT      accepted H1 at LLR [0-9.]+ ≥ 2\.94: tie_aware is at least 20 "
+                     r"Elo stronger \([0-9]+ pairs\)\n", capsys.readouterr().out)
 
 
 def test_resume_continues_a_kept_match(capsys, tmp_path):

@@ -20,17 +20,13 @@ from pyanitsa.tournaments.games import (
     points_from_places,
 )
 from pyanitsa.tournaments.schedule import GameKey, Schedule
+from pyanitsa.tournaments.sprt import Sprt, elo_of_score, expected_score, sprt_bounds, sprt_llr
 from pyanitsa.tournaments.stats import (
     ELO_PER_NAT,
     RankingData,
-    Sprt,
     count_blocks,
-    elo_of_score,
-    expected_score,
     head_to_head,
     mean_interval,
-    sprt_bounds,
-    sprt_llr,
     summarize,
 )
 from pyanitsa.tournaments.store import Store

@@ -18,7 +18,7 @@ from typing import Any
 
 from pyanitsa.tournaments.config import TournamentConfig, load_config, parse_config
 from pyanitsa.tournaments.events import EventSink
-from pyanitsa.tournaments.stats import SprtResult
+from pyanitsa.tournaments.sprt import SprtResult
 from pyanitsa.tournaments.stats import Summary as Statistics
 
 RUN_OPTIONS = ("resume", "overwrite", "progress", "events", "reports", "key")

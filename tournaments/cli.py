@@ -22,24 +22,30 @@ def register(sub: argparse._SubParsersAction) -> None:
         "tournament", help="run a bot tournament from a YAML config",
         description="Run a round robin or gauntlet between agents, with duplicate deals, into "
                     "an SQLite database, then write the reports (console table, report.md, "
-                    "results.csv/json, heatmap.png, ratings.png) to the output folder. "
-                    "Fields: docs/tournaments.md.")
-    p.add_argument("config", metavar="CONFIG.yaml")
+                    "results.csv/json, heatmap.png or for a gauntlet gauntlet.png, ratings.png) "
+                    "to the output folder. Fields: docs/tournaments.md.",
+        epilog="examples:\n"
+               "  pyanitsa tournament configs/tournaments/demo.yaml\n"
+               "  pyanitsa tournament configs/tournaments/demo.yaml --set deals=4 --overwrite\n"
+               "  pyanitsa tournament configs/tournaments/demo.yaml --resume --events run.jsonl")
+    p.add_argument("config", metavar="CONFIG.yaml", help="the tournament config")
     add_set_argument(p, "deals=10, rules.preset=tactical-52, agents.0.spec=random")
     p.add_argument("--resume", action="store_true",
                    help="continue the tournament in the output folder (or start it)")
     p.add_argument("--overwrite", action="store_true",
                    help="delete the output folder's database first and start again")
     p.add_argument("--events", metavar="FILE|-",
-                   help="write a JSON-lines event stream (start, game, sprt, worker, finish)")
-    p.add_argument("--quiet", action="store_true", help="no progress bar and no table")
+                   help="write a JSON-lines event stream (start, game, sprt, worker, standings, "
+                        "finish)")
+    p.add_argument("--quiet", action="store_true", help="no progress, no live standings and no table")
     p.set_defaults(run=run_tournament_command)
 
     r = sub.add_parser("report", help="rebuild a tournament's reports from its database",
                        description="Recompute the statistics of OUTPUT_DIR/tournament.db and "
                                    "write report.md, results.csv, results.json, heatmap.png "
-                                   "and ratings.png again.")
-    r.add_argument("folder", metavar="OUTPUT_DIR")
+                                   "(gauntlet.png for a gauntlet) and ratings.png again.")
+    r.add_argument("folder", metavar="OUTPUT_DIR",
+                   help="a tournament's output folder (the one holding tournament.db)")
     r.add_argument("--records", metavar="FILE.jsonl",
                    help="also export every game record with its result (for pyanitsa replay)")
     r.add_argument("--bootstrap", type=int, metavar="N",

@@ -156,8 +156,7 @@ def format_result(r: Any) -> str:
                                  if r.anchor is not None else "mean 0"))
     if r.sprt is not None:
         s = r.sprt
-        lines.append(f"SPRT      {s.verdict} (LLR {s.llr:+.2f}, bounds [{s.lower:.2f}, "
-                     f"{s.upper:.2f}], {s.blocks} pairs)")
+        lines.append(f"SPRT      {s.verdict} ({s.blocks} pairs)")
     if r.output is not None:
         lines.append(f"games and reports in {r.output}/")
     return "\n".join(lines)

@@ -28,13 +28,8 @@ from pyanitsa.tournaments.api import Standing, run, statistics, summary_of
 from pyanitsa.tournaments.config import TournamentConfig, parse_config
 from pyanitsa.tournaments.games import GameRow
 from pyanitsa.tournaments.schedule import Schedule
-from pyanitsa.tournaments.stats import (
-    SprtResult,
-    block_score,
-    count_blocks,
-    elo_of_score,
-    mean_interval,
-)
+from pyanitsa.tournaments.sprt import SprtResult, elo_of_score
+from pyanitsa.tournaments.stats import block_score, count_blocks, mean_interval
 
 DEALS = 100
 """Deals (duplicate pairs) of a match without an SPRT."""

@@ -1,5 +1,6 @@
 """Reports of a tournament, all built from the database: console table, report.md, results.csv,
-results.json, heatmap.png (head-to-head) and ratings.png (Elo with 95% intervals)."""
+results.json, the head-to-head plot (heatmap.png, or gauntlet.png for a gauntlet) and
+ratings.png (Elo with 95% intervals)."""
 
 from __future__ import annotations
 
@@ -12,25 +13,20 @@ from pathlib import Path
 from typing import Any
 
 from pyanitsa.tournaments import strength
-from pyanitsa.tournaments.anchor import scale_label
 from pyanitsa.tournaments.games import GameRow
 from pyanitsa.tournaments.meta import console_line, markdown_section
-from pyanitsa.tournaments.stats import AgentStats, Summary, elo_of_score
+from pyanitsa.tournaments.plots import (
+    gauntlet_rows,
+    head_to_head_file,
+    order,
+    plot_head_to_head,
+    plot_ratings,
+)
+from pyanitsa.tournaments.sprt import SprtResult, elo_of_score
+from pyanitsa.tournaments.stats import AgentStats, Summary
 
-FILES = ("report.md", "results.csv", "results.json", "heatmap.png", "ratings.png")
-
-
-def order(summary: Summary) -> list[int]:
-    """Agent indices, best first: by rating, else by score."""
-    agents = summary.agents
-
-    def key(i: int) -> tuple[float, float]:
-        a = agents[i]
-        rating = a.rating if a.rating is not None else -math.inf
-        score = a.score if a.games else -math.inf
-        return (-rating, -score)
-
-    return sorted(range(len(agents)), key=key)
+FILES = ("report.md", "results.csv", "results.json", "ratings.png")
+"""The files every report writes, besides the head-to-head plot (:func:`head_to_head_file`)."""
 
 
 def _fmt(value: float | None, spec: str, empty: str = "–") -> str:
@@ -109,7 +105,15 @@ def console_table(summary: Summary) -> str:
              _text_table(STANDING_HEADERS, standings(summary), STANDING_RIGHT)]
     idx = order(summary)
     n = len(idx)
-    if n <= 12:
+    if summary.config.format == "gauntlet":
+        c = summary.agents[summary.config.candidate_index].name
+        rows = [(summary.agents[j].name, f"{s:.3f}",
+                 "" if lo is None or hi is None else f"[{lo:.3f}, {hi:.3f}]",
+                 _signed(elo_of_score(s)), str(blocks))
+                for j, s, lo, hi, blocks in gauntlet_rows(summary)]
+        parts += ["", _text_table([f"{c} against", "score", "95% CI", "Elo", "blocks"], rows,
+                                  [False, True, False, True, True])]
+    elif n <= 12:
         headers = ["head-to-head score", *[str(k + 1) for k in range(n)]]
         rows = []
         for k, i in enumerate(idx):
@@ -123,10 +127,16 @@ def console_table(summary: Summary) -> str:
         parts += ["", console_line(summary.meta)]
     if summary.exploitability:
         parts.append(strength.console_line(summary.exploitability))
-    for s in summary.sprt:
-        parts.append(f"SPRT {s.agents[0]} vs {s.agents[1]}: {s.verdict} (LLR {s.llr:+.2f} in "
-                     f"[{s.lower:.2f}, {s.upper:.2f}], {s.blocks} pairs, score {s.score:.3f})")
+    parts += [sprt_line(s) for s in summary.sprt]
     return "\n".join(parts)
+
+
+def sprt_line(s: SprtResult) -> str:
+    """One pairing's SPRT on the console, e.g. ``SPRT a vs b: accepted H1 at LLR 3.01 ≥ 2.94
+    (a is at least 20 Elo stronger; 57 pairs, score 0.640)``."""
+    meaning = f"{s.meaning}; " if s.meaning else ""
+    return (f"SPRT {s.agents[0]} vs {s.agents[1]}: {s.statement} ({meaning}{s.blocks} pairs, "
+            f"score {s.score:.3f})")
 
 
 # -- markdown ---------------------------------------------------------------------------------------
@@ -138,6 +148,40 @@ def _md_table(headers: Sequence[str], rows: Sequence[Sequence[str]],
     esc = [[c.replace("|", "\\|") for c in row] for row in rows]
     return "\n".join(["| " + " | ".join(headers) + " |", "| " + " | ".join(align) + " |",
                       *["| " + " | ".join(r) + " |" for r in esc]])
+
+
+def _percent(s: float, low: float | None, high: float | None) -> str:
+    if low is None or high is None:
+        return f"{100 * s:.1f}"
+    return f"{100 * s:.1f} [{100 * low:.0f}–{100 * high:.0f}]"
+
+
+def head_to_head_section(summary: Summary) -> list[str]:
+    """report.md's head to head: the matrix of a round robin, or a gauntlet's candidate
+    against each opponent (its matrix would be blank but for one row and one column)."""
+    h = summary.h2h
+    names = [a.name for a in summary.agents]
+    picture = f"![head to head]({head_to_head_file(summary)})"
+    if summary.config.format == "gauntlet":
+        c = summary.config.candidate_index
+        cells = [(names[j], _percent(s, lo, hi), _signed(elo_of_score(s)), str(blocks))
+                 for j, s, lo, hi, blocks in gauntlet_rows(summary)]
+        return ["## Head to head", "",
+                f"{names[c]}'s score against each opponent in percent (better place 100, same "
+                "place 50), with a 95% interval over duplicate blocks (one deal in all its "
+                "seat rotations), and the Elo difference of that score.", "",
+                _md_table(["opponent", "score", "Elo", "blocks"], cells,
+                          [False, True, True, True]), "", picture, ""]
+    idx = order(summary)
+    cells = [[names[i], *("" if i == j or h.score[i][j] is None else
+                          _percent(h.score[i][j], h.low[i][j], h.high[i][j])  # type: ignore
+                          for j in idx)] for i in idx]
+    return ["## Head to head", "",
+            "Row agent's score against the column agent in percent (better place 100, same "
+            "place 50), with a 95% interval over duplicate blocks (one deal in all its seat "
+            "rotations).", "",
+            _md_table(["", *[names[j] for j in idx]], cells, [False] + [True] * len(idx)), "",
+            picture, ""]
 
 
 def markdown(summary: Summary, rows: Sequence[GameRow]) -> str:
@@ -154,26 +198,7 @@ def markdown(summary: Summary, rows: Sequence[GameRow]) -> str:
             "Elo is the Plackett–Luce (Bradley–Terry for two seats) fit with a bootstrap "
             "95% interval over deals.", "",
             _md_table(STANDING_HEADERS, standings(summary), STANDING_RIGHT), ""]
-    h = summary.h2h
-    cells = []
-    for i in idx:
-        row = [names[i]]
-        for j in idx:
-            s = h.score[i][j]
-            if i == j or s is None:
-                row.append("")
-            elif h.low[i][j] is None:
-                row.append(f"{100 * s:.1f}")
-            else:
-                row.append(f"{100 * s:.1f} [{100 * h.low[i][j]:.0f}–{100 * h.high[i][j]:.0f}]"
-                           )
-        cells.append(row)
-    out += ["## Head to head", "",
-            "Row agent's score against the column agent in percent (better place 100, same "
-            "place 50), with a 95% interval over duplicate blocks (one deal in all its seat "
-            "rotations).", "",
-            _md_table(["", *[names[j] for j in idx]], cells, [False] + [True] * len(idx)), "",
-            "![head to head](heatmap.png)", ""]
+    out += head_to_head_section(summary)
     r = summary.ratings
     if r is not None and r.los is not None:
         los_rows = [[names[i], *("" if i == j else f"{100 * r.los[i][j]:.0f}" for j in idx)]
@@ -195,12 +220,11 @@ def markdown(summary: Summary, rows: Sequence[GameRow]) -> str:
                                          {a.name: a.rating for a in summary.agents}, vs_nash)
     if summary.sprt:
         out += ["## SPRT", "",
-                _md_table(["pairing", "verdict", "LLR", "bounds", "pairs", "score", "Elo"],
-                          [(f"{s.agents[0]} vs {s.agents[1]}", s.verdict, f"{s.llr:+.2f}",
-                            f"[{s.lower:.2f}, {s.upper:.2f}]", str(s.blocks),
-                            f"{s.score:.3f}", _signed(elo_of_score(s.score)))
-                           for s in summary.sprt], [False, False, True, False, True, True,
-                                                    True]), ""]
+                _md_table(["pairing", "test", "meaning", "pairs", "score", "Elo"],
+                          [(f"{s.agents[0]} vs {s.agents[1]}", s.statement, s.meaning or "–",
+                            str(s.blocks), f"{s.score:.3f}", _signed(elo_of_score(s.score)))
+                           for s in summary.sprt], [False, False, False, True, True, True]),
+                ""]
     forfeits = [row for row in rows if row.forfeit_seat is not None]
     if forfeits:
         groups: dict[tuple[str, str, str], list[GameRow]] = {}
@@ -273,75 +297,18 @@ def write_records(path: Path, rows: Sequence[GameRow]) -> int:
     return n
 
 
-# -- plots ---------------------------------------------------------------------------------------------
-
-
-def _figure(width: float, height: float) -> Any:
-    from matplotlib.figure import Figure  # Agg canvas, no pyplot state
-
-    return Figure(figsize=(width, height), dpi=110, layout="constrained")
-
-
-def plot_heatmap(path: Path, summary: Summary) -> None:
-    import numpy as np
-
-    idx = order(summary)
-    names = [summary.agents[i].name for i in idx]
-    n = len(idx)
-    grid = np.full((n, n), np.nan)
-    for a, i in enumerate(idx):
-        for b, j in enumerate(idx):
-            s = summary.h2h.score[i][j]
-            if i != j and s is not None:
-                grid[a, b] = 100 * s
-    fig = _figure(max(4.5, 1.8 + 0.75 * n), max(3.6, 1.4 + 0.6 * n))
-    ax = fig.add_subplot()
-    im = ax.imshow(grid, cmap="RdBu", vmin=0, vmax=100)
-    ax.set_xticks(range(n), names, rotation=40, ha="right")
-    ax.set_yticks(range(n), names)
-    for a in range(n):
-        for b in range(n):
-            if not np.isnan(grid[a, b]):
-                ax.text(b, a, f"{grid[a, b]:.0f}", ha="center", va="center", fontsize=8,
-                        color="white" if abs(grid[a, b] - 50) > 30 else "black")
-    ax.set_title(f"{summary.config.name}: row's score vs column (%)")
-    fig.colorbar(im, ax=ax, shrink=0.8)
-    fig.savefig(path)
-
-
-def plot_ratings(path: Path, summary: Summary) -> None:
-    idx = order(summary)[::-1]
-    agents = [summary.agents[i] for i in idx if summary.agents[i].rating is not None]
-    fig = _figure(6.5, 1.7 + 0.4 * max(1, len(agents)))
-    ax = fig.add_subplot()
-    if agents:
-        y = list(range(len(agents)))
-        x = [a.rating for a in agents]
-        if all(a.rating_low is not None for a in agents):
-            err = [[max(0.0, a.rating - a.rating_low) for a in agents],  # type: ignore
-                   [max(0.0, a.rating_high - a.rating) for a in agents]]  # type: ignore
-        else:
-            err = None
-        ax.errorbar(x, y, xerr=err, fmt="o", capsize=4, color="tab:blue")
-        ax.set_yticks(y, [a.name for a in agents])
-        ax.axvline(0, color="grey", lw=0.8, ls=":")
-    ax.set_xlabel(f"{scale_label(summary.config)}, 95% bootstrap interval")
-    ax.set_title(f"{summary.config.name}: ratings")
-    fig.savefig(path)
-
-
 # -- all at once ---------------------------------------------------------------------------------------
 
 
 def write_reports(folder: Path, summary: Summary, rows: Sequence[GameRow]) -> list[Path]:
     folder.mkdir(parents=True, exist_ok=True)
-    paths = [folder / f for f in FILES]
-    md, csv_path, js, heat, rat = paths
+    paths = [folder / f for f in (*FILES, head_to_head_file(summary))]
+    md, csv_path, js, rat, heat = paths
     md.write_text(markdown(summary, rows), encoding="utf-8")
     write_csv(csv_path, summary, rows)
     js.write_text(json.dumps(_clean(summary.to_json()), indent=1, ensure_ascii=False) + "\n",
                   encoding="utf-8")
-    plot_heatmap(heat, summary)
+    plot_head_to_head(heat, summary)
     plot_ratings(rat, summary)
     return paths
 

@@ -35,13 +35,20 @@ from typing import Any
 
 from pyanitsa.agents.seeding import AgentKey
 from pyanitsa.agents.specs import make_agent
+from pyanitsa.tournaments.anchor import anchor_index
 from pyanitsa.tournaments.config import TournamentConfig, TournamentConfigError, TournamentError
 from pyanitsa.tournaments.deaths import Chunk, Deaths
-from pyanitsa.tournaments.events import EventSink, file_size, game_event, progress_bar
+from pyanitsa.tournaments.events import (
+    EventSink,
+    Progress,
+    file_size,
+    game_event,
+    standings_event,
+)
 from pyanitsa.tournaments.games import GameRow
+from pyanitsa.tournaments.live import STANDINGS_SECONDS, LiveStandings, SprtTracker
 from pyanitsa.tournaments.lock import FolderLock
 from pyanitsa.tournaments.schedule import GameKey, Schedule
-from pyanitsa.tournaments.stats import Sprt, block_score
 from pyanitsa.tournaments.store import Store
 
 FIRST_CHUNK = 16
@@ -67,40 +74,6 @@ class RunResult:
     """Pairings stopped by the SPRT: pairing -> ``H0`` / ``H1``."""
     worker_output: int = 0
     """Bytes the workers (their agents, mostly) wrote to ``OUTPUT/workers.log`` in this run."""
-
-
-class SprtTracker:
-    """The SPRT of every pairing, fed complete blocks in deal order (as the statistics are)."""
-
-    def __init__(self, config: TournamentConfig, schedule: Schedule) -> None:
-        assert config.sprt is not None
-        self.schedule = schedule
-        self.tests = {p.index: Sprt(config.sprt) for p in schedule.pairings}
-        self.next_deal = dict.fromkeys(self.tests, 0)
-        self.partial: dict[tuple[int, int], list[GameRow]] = {}
-        self.ready: dict[tuple[int, int], float] = {}
-
-    def stopped(self, pairing: int) -> bool:
-        return self.tests[pairing].decision is not None
-
-    def add(self, row: GameRow) -> str | None:
-        """Count a game; return the pairing's decision if this game completed it."""
-        pairing, deal = row.pairing, row.deal
-        if deal >= self.schedule.deals or self.stopped(pairing):
-            return None
-        block = self.partial.setdefault((pairing, deal), [])
-        block.append(row)
-        if len(block) < self.schedule.block_size:
-            return None
-        # the same block score the statistics use (stats.count_blocks)
-        first = self.schedule.pairings[pairing].entries[0]
-        self.ready[(pairing, deal)] = block_score(block, first)
-        del self.partial[(pairing, deal)]
-        test = self.tests[pairing]
-        while (pairing, self.next_deal[pairing]) in self.ready and test.decision is None:
-            test.add(self.ready.pop((pairing, self.next_deal[pairing])))
-            self.next_deal[pairing] += 1
-        return test.decision
 
 
 def check_agents(config: TournamentConfig) -> None:
@@ -138,7 +111,8 @@ def run_tournament(config: TournamentConfig, *, resume: bool = False, overwrite:
                    progress: bool = False, events: EventSink | None = None,
                    poll: float = 0.25, lock: FolderLock | None = None,
                    logged: set[tuple[int, int, int]] | None = None,
-                   key: AgentKey | None = None) -> RunResult:
+                   key: AgentKey | None = None,
+                   standings_every: float = STANDINGS_SECONDS) -> RunResult:
     """Play (or finish) a tournament into ``config.output_dir``; see the module docstring.
 
     The run holds the output folder's lock (:mod:`~pyanitsa.tournaments.lock`) from before
@@ -151,6 +125,9 @@ def run_tournament(config: TournamentConfig, *, resume: bool = False, overwrite:
 
     ``key``: the agent key of a new database (default: a fresh random one). Two tournaments
     of the same config and key play the same games; the database keeps its key for resume.
+
+    ``standings_every``: seconds between live standings (:mod:`~pyanitsa.tournaments.live`),
+    shown with the progress and sent as ``standings`` events.
     """
     start = time.perf_counter()
     config.build_rules()
@@ -162,8 +139,8 @@ def run_tournament(config: TournamentConfig, *, resume: bool = False, overwrite:
         try:
             config = store.config()  # with the seed a seedless config was given
             schedule = Schedule.from_config(config, store.agent_key())
-            return _Run(config, schedule, store, progress, events, poll,
-                        logged=logged).run(start)
+            return _Run(config, schedule, store, progress, events, poll, logged=logged,
+                        standings_every=standings_every).run(start)
         finally:
             store.close()
     finally:
@@ -174,7 +151,8 @@ def run_tournament(config: TournamentConfig, *, resume: bool = False, overwrite:
 class _Run:
     def __init__(self, config: TournamentConfig, schedule: Schedule, store: Store,
                  progress: bool, events: EventSink | None, poll: float, *,
-                 logged: set[tuple[int, int, int]] | None = None) -> None:
+                 logged: set[tuple[int, int, int]] | None = None,
+                 standings_every: float = STANDINGS_SECONDS) -> None:
         self.config = config
         self.schedule = schedule
         self.store = store
@@ -185,7 +163,9 @@ class _Run:
         self.names = config.names
         self.done = store.keys()
         self.sprt = SprtTracker(config, schedule) if config.sprt is not None else None
-        self.bar: Any = None
+        self.bar: Progress | None = None
+        self.live = LiveStandings(self.names, standings_every, anchor_index(config)) \
+            if progress or events is not None else None
         # the games still to play, block by block in hand-out order: generated as they are
         # handed out (``deals`` may be huge), counted from the stored keys alone
         self.todo: Iterator[list[GameKey]] = schedule.missing(self.done)
@@ -200,9 +180,12 @@ class _Run:
         complete = sum(1 for (_, deal), n in blocks.items()
                        if n == len(schedule.rotations(deal)))
         pending_blocks = len(schedule.pairings) * schedule.deals - complete
-        if self.sprt is not None:  # a resumed run: its stored games count towards the tests
-            for row in store.iter_rows():
-                self._count_sprt(row, announce=False)
+        if self.done and (self.sprt is not None or self.live is not None):
+            for row in store.iter_rows():  # a resumed run: its stored games count too
+                if self.sprt is not None:
+                    self._count_sprt(row, announce=False)
+                if self.live is not None:
+                    self.live.add_sql(row.to_sql())
         self.chunk_ids = iter(range(1 << 62))
         self.deaths = Deaths(schedule, self.names, self.chunk_ids)
         self.played = 0
@@ -248,8 +231,7 @@ class _Run:
         dropped = self.unissued[pairing]
         self.unissued[pairing] = 0
         if self.bar is not None:
-            self.bar.total = max(self.bar.n, self.bar.total - dropped)
-            self.bar.refresh()
+            self.bar.set_total(max(self.bar.n, self.bar.total - dropped))
         if announce:
             a, b = self.schedule.pairings[pairing].entries
             self._emit({"event": "sprt", "pairing": pairing,
@@ -299,12 +281,23 @@ class _Run:
             if key in self.done:
                 continue
             self.done.add(key)
+            if self.live is not None:
+                self.live.add_sql(sql)
             if self.sprt is not None or self.events is not None:
                 row = GameRow.from_sql(sql)
                 if self.events is not None:
                     self._emit(game_event(row, self.names))
                 if self.sprt is not None:
                     self._count_sprt(row)
+        if self.live is not None and self.live.due():
+            self._standings()
+
+    def _standings(self) -> None:
+        assert self.live is not None
+        rows = self.live.rows()
+        if self.bar is not None:
+            self.bar.show(rows)
+        self._emit(standings_event(self.live.games, rows))
 
     # -- the loop -------------------------------------------------------------------------------
 
@@ -328,9 +321,11 @@ class _Run:
             backend = make_backend(self.config, self.workers, self.store.agent_key())
             try:
                 backend.start()
-                self.bar = progress_bar(already + to_play, already, self.config.name,
-                                        self.show_progress)
+                if self.show_progress:
+                    self.bar = Progress(already + to_play, already, self.config.name)
                 self._loop(backend)
+                if self.live is not None and self.events is not None:
+                    self._emit(standings_event(self.live.games, self.live.rows()))
             finally:
                 backend.close()
                 if self.bar is not None:

@@ -13,8 +13,7 @@
   loses. Mean rating 0, or 0 for the ``anchor``. Intervals and the LOS matrix come from a
   bootstrap over deals: blocks resampled with replacement within each pairing, with a seeded
   generator.
-* SPRT: a generalized SPRT on the block scores (one per duplicate pair) of a two-player
-  pairing, logistic Elo, normal approximation as in fishtest.
+* SPRT (:mod:`~pyanitsa.tournaments.sprt`): which blocks it counts, up to its decision.
 * The meta-game (``meta``): the Nash mixture of the head-to-head game, each agent's score
   against it and the cycles that hold at 95%, because in a non-transitive field the ratings
   alone mislead.
@@ -35,95 +34,16 @@ from scipy import stats as sps
 
 from pyanitsa.rng import derive_seed
 from pyanitsa.tournaments.anchor import anchored
-from pyanitsa.tournaments.config import SprtConfig, TournamentConfig
+from pyanitsa.tournaments.config import TournamentConfig
 from pyanitsa.tournaments.games import FORFEIT, GameRow
 from pyanitsa.tournaments.meta import MetaGame, meta_game
 from pyanitsa.tournaments.schedule import GameKey, Schedule
+from pyanitsa.tournaments.sprt import Sprt, SprtResult
 
 ELO_PER_NAT = 400.0 / math.log(10.0)
 """Elo points per unit of natural log-strength: P(i beats j) = 1 / (1 + 10^(-(Ri - Rj)/400))."""
 PRIOR_SD_ELO = 1000.0
 _BOOTSTRAP_STREAM = 0xB007
-
-
-# -- Elo helpers ------------------------------------------------------------------------------------
-
-
-def expected_score(elo: float) -> float:
-    """The logistic expected score of an Elo difference."""
-    return 1.0 / (1.0 + 10.0 ** (-elo / 400.0))
-
-
-def elo_of_score(score: float) -> float:
-    """The Elo difference whose expected score is ``score`` (±inf at 1 and 0)."""
-    if score <= 0.0:
-        return -math.inf
-    if score >= 1.0:
-        return math.inf
-    return -400.0 * math.log10(1.0 / score - 1.0)
-
-
-# -- SPRT -----------------------------------------------------------------------------------------------
-
-
-def sprt_bounds(alpha: float, beta: float) -> tuple[float, float]:
-    """Wald's bounds on the log-likelihood ratio: accept H0 below, H1 above."""
-    return math.log(beta / (1.0 - alpha)), math.log((1.0 - beta) / alpha)
-
-
-def sprt_llr(n: int, mean: float, var: float, elo0: float, elo1: float) -> float:
-    """The GSPRT log-likelihood ratio of H1 (``elo1``) to H0 (``elo0``) in the normal
-    approximation: ``n (s1 - s0) (2 mean - s0 - s1) / (2 var)`` with ``s = expected_score(elo)``
-    and ``mean``, ``var`` the mean and variance of one observation (a duplicate pair's score)."""
-    if n == 0:
-        return 0.0
-    s0, s1 = expected_score(elo0), expected_score(elo1)
-    return n * (s1 - s0) * (2.0 * mean - s0 - s1) / (2.0 * var)
-
-
-class Sprt:
-    """The SPRT of one pairing, fed block scores in deal order.
-
-    The variance gets a prior of two pseudo-observations at distance 1/2 from the mean, so a
-    run that starts with identical blocks does not decide on two or three of them; the prior
-    weighs nothing after a few dozen blocks.
-    """
-
-    def __init__(self, params: SprtConfig) -> None:
-        self.params = params
-        self.lower, self.upper = sprt_bounds(params.alpha, params.beta)
-        self.n = 0
-        self.total = 0.0
-        self.total_sq = 0.0
-        self.decision: str | None = None
-        """``H0``, ``H1`` or None (still running)."""
-
-    @property
-    def mean(self) -> float:
-        return self.total / self.n if self.n else 0.5
-
-    @property
-    def var(self) -> float:
-        squares = self.total_sq - self.n * self.mean ** 2
-        return (max(squares, 0.0) + 2 * 0.25) / (self.n + 2)
-
-    @property
-    def llr(self) -> float:
-        return sprt_llr(self.n, self.mean, self.var, self.params.elo0, self.params.elo1)
-
-    def add(self, score: float) -> str | None:
-        """Count one more block; return the decision once reached (then ignore the rest)."""
-        if self.decision is not None:
-            return self.decision
-        self.n += 1
-        self.total += score
-        self.total_sq += score * score
-        llr = self.llr
-        if llr >= self.upper:
-            self.decision = "H1"
-        elif llr <= self.lower:
-            self.decision = "H0"
-        return self.decision
 
 
 # -- counting -----------------------------------------------------------------------------------------
@@ -132,28 +52,6 @@ class Sprt:
 def block_score(rows: Sequence[GameRow], agent: int) -> float:
     """An agent's mean points over the games of a block."""
     return sum(r.points[r.seats.index(agent)] for r in rows) / len(rows)
-
-
-@dataclass
-class SprtResult:
-    pairing: int
-    agents: tuple[str, str]
-    decision: str | None
-    llr: float
-    lower: float
-    upper: float
-    blocks: int
-    score: float
-    elo0: float
-    elo1: float
-
-    @property
-    def verdict(self) -> str:
-        if self.decision == "H1":
-            return f"H1 accepted: {self.agents[0]} is at least {self.elo1:g} Elo stronger"
-        if self.decision == "H0":
-            return f"H0 accepted: {self.agents[0]} is at most {self.elo0:g} Elo stronger"
-        return "no decision yet"
 
 
 def count_blocks(config: TournamentConfig, schedule: Schedule, rows: Iterable[GameRow]

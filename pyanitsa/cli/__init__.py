@@ -10,8 +10,10 @@ import argparse
 import importlib
 import os
 import sys
+import textwrap
 from collections.abc import Sequence
 from importlib.metadata import entry_points
+from typing import Any
 
 import yaml
 
@@ -27,9 +29,36 @@ CORE_COMMANDS = (
 )
 
 
+class HelpFormatter(argparse.RawDescriptionHelpFormatter):
+    """Descriptions and epilogs with examples: prose lines are joined and wrapped to the
+    terminal (a blank line starts a paragraph), indented lines (commands, their comments) are
+    printed as written. argparse offers only all-wrapped or all-raw."""
+
+    def _fill_text(self, text: str, width: int, indent: str) -> str:
+        out: list[str] = []
+        prose: list[str] = []
+
+        def flush() -> None:
+            if prose:
+                out.append(textwrap.fill(" ".join(prose), width, initial_indent=indent,
+                                         subsequent_indent=indent))
+                prose.clear()
+
+        for line in textwrap.dedent(text).strip("\n").splitlines():
+            if line[:1].isspace() or not line:
+                flush()
+                out.append(indent + line.rstrip())
+            else:
+                prose.extend(line.split())
+        flush()
+        return "\n".join(out)
 
 
 class _Parser(argparse.ArgumentParser):
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("formatter_class", HelpFormatter)
+        super().__init__(*args, **kwargs)
+
     def error(self, message: str) -> None:  # one line, as for every other bad input
         self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
 

@@ -41,11 +41,24 @@ YARDSTICK_DIR = REPO_ROOT.parent / "shared" / "yardstick"
 PLAYERS = 2
 DEFAULT_SEED = 7
 DEFAULT_REPEATS = 3
+DESCRIPTION = """\
+Time the batch core next to the reference engine and the plain C yardsticks of
+../shared/yardstick, all in the same run. Workloads play two-player games seeded as
+pyanitsa simulate deals them: the batch core on one thread, the reference engine on a smaller
+sample, and the C program. Machines are noisy: compare the ratio to C measured in the same run
+between runs. enumerate-4x4 runs pyanitsa enumerate on the 4-suit, 4-rank research deck in a
+child process on every core (wall time and peak memory); compile times a fresh process's first
+call with an empty numba cache and with a warm one."""
+EXAMPLES = """\
+examples:
+  pyanitsa bench                        # every workload, median of 3 repeats
+  pyanitsa bench --quick                # a smoke run of some seconds
+  pyanitsa bench --json --only tactical-36"""
 
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("bench", help="benchmark the batch core against the reference and C",
-                       description=__doc__.splitlines()[0])
+                       description=DESCRIPTION, epilog=EXAMPLES)
     add_arguments(p)
     p.set_defaults(run=lambda args: (print_report(run(args), args.json), 0)[1])
 
@@ -414,8 +427,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         metavar="NAME", help="run only this workload (repeatable): "
                         f"{', '.join([*WORKLOADS, ENUMERATE, 'compile'])}")
     parser.add_argument("--games", type=int, help="games per repeat for every workload")
-    parser.add_argument("--repeats", type=int, default=DEFAULT_REPEATS)
-    parser.add_argument("--seed", type=int, default=DEFAULT_SEED)
+    parser.add_argument("--repeats", type=int, default=DEFAULT_REPEATS, metavar="N",
+                        help=f"timed repeats of each workload; the median counts (default "
+                             f"{DEFAULT_REPEATS})")
+    parser.add_argument("--seed", type=int, default=DEFAULT_SEED,
+                        help=f"seed of the games, as for simulate (default {DEFAULT_SEED})")
     parser.add_argument("--workers", type=int, default=None,
                         help="threads for enumerate-4x4 (default: every core)")
     parser.add_argument("--no-c", action="store_true", help="skip the C yardsticks")
@@ -424,7 +440,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    from pyanitsa.cli import HelpFormatter
+
+    parser = argparse.ArgumentParser(description=DESCRIPTION, epilog=EXAMPLES,
+                                     formatter_class=HelpFormatter)
     add_arguments(parser)
     args = parser.parse_args(argv)
     if args.games is not None and args.games < 1:

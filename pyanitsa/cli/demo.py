@@ -1,4 +1,5 @@
-"""``pyanitsa demo``: what ``make demo`` runs: a sample game of each mode and an enumeration."""
+"""``pyanitsa demo``: a sample game of each mode and an enumeration (``make demo`` runs a
+tournament instead)."""
 
 from __future__ import annotations
 
@@ -13,7 +14,13 @@ from pyanitsa.rules import Rules, preset
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("demo", help="a short tour: one game of each mode and an enumeration")
+    p = sub.add_parser(
+        "demo", help="a short tour: one game of each mode and an enumeration",
+        description="A short tour of the rules engine: a classic game "
+                    "of three players and a tactical game of four, each dealt from SEED and "
+                    "logged round by round (long games shortened), then every two-player deal "
+                    "of a 12-card research deck enumerated. For a bot tournament see pyanitsa "
+                    "tournament configs/tournaments/demo.yaml.")
     p.add_argument("--seed", type=argtypes.seed, default=1, help="seed of the sample games")
     p.set_defaults(run=run)
 

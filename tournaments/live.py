@@ -1,0 +1,144 @@
+"""What a run tallies as it goes, from the games it stores: the SPRT of every pairing (which
+stops pairings) and the live standings (shown during the run and sent as ``standings``
+events). The reports are computed from the database afterwards; these are running totals, so
+a long run pays a dictionary update a game for them, never a re-read of the database."""
+
+from __future__ import annotations
+
+import json
+import math
+import time
+from collections import Counter
+from collections.abc import Sequence
+from typing import Any
+
+from pyanitsa.tournaments.config import TournamentConfig
+from pyanitsa.tournaments.games import GameRow
+from pyanitsa.tournaments.schedule import Schedule
+from pyanitsa.tournaments.sprt import Sprt
+from pyanitsa.tournaments.stats import block_score, pairwise
+
+STANDINGS_SECONDS = 5.0
+"""How often the live standings are recomputed (and sent as an event)."""
+
+
+class SprtTracker:
+    """The SPRT of every pairing, fed complete blocks in deal order (as the statistics are)."""
+
+    def __init__(self, config: TournamentConfig, schedule: Schedule) -> None:
+        assert config.sprt is not None
+        self.schedule = schedule
+        self.tests = {p.index: Sprt(config.sprt) for p in schedule.pairings}
+        self.next_deal = dict.fromkeys(self.tests, 0)
+        self.partial: dict[tuple[int, int], list[GameRow]] = {}
+        self.ready: dict[tuple[int, int], float] = {}
+
+    def stopped(self, pairing: int) -> bool:
+        return self.tests[pairing].decision is not None
+
+    def add(self, row: GameRow) -> str | None:
+        """Count a game; return the pairing's decision if this game completed it."""
+        pairing, deal = row.pairing, row.deal
+        if deal >= self.schedule.deals or self.stopped(pairing):
+            return None
+        block = self.partial.setdefault((pairing, deal), [])
+        block.append(row)
+        if len(block) < self.schedule.block_size:
+            return None
+        # the same block score the statistics use (stats.count_blocks)
+        first = self.schedule.pairings[pairing].entries[0]
+        self.ready[(pairing, deal)] = block_score(block, first)
+        del self.partial[(pairing, deal)]
+        test = self.tests[pairing]
+        while (pairing, self.next_deal[pairing]) in self.ready and test.decision is None:
+            test.add(self.ready.pop((pairing, self.next_deal[pairing])))
+            self.next_deal[pairing] += 1
+        return test.decision
+
+
+
+class LiveStandings:
+    """Games, score and Elo of every agent so far, from running totals.
+
+    A game is tallied by its seats, points and places exactly as stored (a counter of those
+    JSON strings: scripted agents produce few distinct ones), so tallying costs one dictionary
+    update; the numbers are worked out only when asked for, every ``every`` seconds.
+
+    Score is mean points per game, as in the reports. Elo is a Bradley–Terry fit of the
+    pairwise results (a better place beats a worse one, equal places draw) with one virtual
+    draw per pair that met, so it stays finite; for two-seat tables that is the reports'
+    rating, for more seats an approximation of their Plackett–Luce fit. Mean 0 over the agents
+    that played, or 0 for the ``anchor`` (an agent index) once it has played. Every stored game counts, also those the reports leave out (incomplete blocks,
+    games past an SPRT decision).
+    """
+
+    def __init__(self, names: Sequence[str], every: float = STANDINGS_SECONDS,
+                 anchor: int | None = None) -> None:
+        self.names = list(names)
+        self.anchor = anchor
+        self.every = every
+        self.tally: Counter[tuple[str, str, str]] = Counter()
+        self.games = 0
+        self.last = time.monotonic()
+
+    def add_sql(self, row: Sequence[Any]) -> None:
+        """Count one stored game (a row as :meth:`GameRow.to_sql` gives it)."""
+        self.tally[(row[4], row[6], row[7])] += 1
+        self.games += 1
+
+    def due(self) -> bool:
+        """Whether ``every`` seconds have passed since the standings were last worked out."""
+        return time.monotonic() - self.last >= self.every
+
+    def rows(self) -> list[dict[str, Any]]:
+        """The standings, best first: ``agent``, ``games``, ``score``, ``elo`` (None for an
+        agent without games)."""
+        self.last = time.monotonic()
+        n = len(self.names)
+        games = [0] * n
+        points = [0.0] * n
+        wins = [[0.0] * n for _ in range(n)]
+        met = [[0] * n for _ in range(n)]
+        for (seats_json, points_json, places_json), count in self.tally.items():
+            seats, pts, places = (json.loads(seats_json), json.loads(points_json),
+                                  json.loads(places_json))
+            for sa, a in enumerate(seats):
+                games[a] += count
+                points[a] += pts[sa] * count
+                for sb, b in enumerate(seats):
+                    if a != b:
+                        wins[a][b] += pairwise(places, sa, sb) * count
+                        met[a][b] += count
+        elo = bradley_terry(wins, met)
+        if self.anchor is not None and elo[self.anchor] is not None:
+            zero = elo[self.anchor]
+            elo = [None if e is None else e - zero for e in elo]
+        rows = [{"agent": self.names[i], "games": games[i],
+                 "score": points[i] / games[i] if games[i] else None, "elo": elo[i]}
+                for i in range(n)]
+        return sorted(rows, key=lambda r: (r["elo"] is None, -(r["elo"] or 0.0),
+                                           -(r["score"] or 0.0)))
+
+
+def bradley_terry(wins: list[list[float]], met: list[list[int]], iterations: int = 500
+                  ) -> list[float | None]:
+    """Elo ratings (mean 0) of a matrix of pairwise wins (``wins[i][j]``, draws as halves)
+    out of ``met[i][j]`` games, by Hunter's MM iteration with one virtual draw per pair that
+    met; None for an agent that met nobody."""
+    n = len(wins)
+    played = [i for i in range(n) if any(met[i])]
+    w = [[wins[i][j] + 0.5 if met[i][j] else 0.0 for j in range(n)] for i in range(n)]
+    m = [[met[i][j] + 1 if met[i][j] else 0 for j in range(n)] for i in range(n)]
+    gamma = [1.0] * n
+    for _ in range(iterations):
+        new = list(gamma)
+        for i in played:
+            denominator = sum(m[i][j] / (gamma[i] + gamma[j]) for j in played if m[i][j])
+            new[i] = sum(w[i]) / denominator
+        mean_log = sum(math.log(new[i]) for i in played) / len(played)
+        new = [g / math.exp(mean_log) for g in new]
+        done = max(abs(new[i] - gamma[i]) / gamma[i] for i in played) < 1e-9
+        gamma = new
+        if done:
+            break
+    return [400.0 * math.log10(gamma[i]) if i in played else None for i in range(n)]
