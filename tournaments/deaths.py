@@ -47,7 +47,10 @@ class Deaths:
         self.pinned: dict[int, deque[Chunk]] = {}
         self.strikes: dict[tuple[GameKey, int], int] = {}
         self.idle = 0
-        """Worker deaths in a row with no chunk finished in between."""
+        """Worker deaths outside any decision and any chunk's games, in a row with no chunk
+        finished in between. (Deaths in a decision are bounded by the strikes: a decision kills
+        at most two workers; counting them here stopped a run of two workers whose agent kills
+        its own process, before its forfeits could be stored.)"""
 
     def lost(self, wid: int, chunks: list[Chunk], snap: Any, kind: str, what: str, *,
              done: set[GameKey], store: Callable[[list[tuple[Any, ...]]], None],
@@ -89,7 +92,7 @@ class Deaths:
         worker died in outside any decision: twice, and its games are tried one by one; a
         single game that kills two workers on its own, outside any decision, stops the run
         (no agent was deciding: the engine or the machine failed)."""
-        if struck is None:
+        if replayed is None and struck is None:  # a death in a decision is that decision's
             self.idle += 1
             if self.idle >= 3:
                 raise TournamentError(f"workers died {self.idle} times in a row before "
