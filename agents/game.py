@@ -16,9 +16,9 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 
@@ -219,16 +219,46 @@ def warm_up(rules: Rules, players: int) -> None:
     play_records([Record.dealt(rules, players, 0)])
 
 
-def play_game(rules: Rules, agents: Sequence[Agent], seed: int, *, log: bool = False,
+def play_game(rules: Rules | str | Mapping[str, Any], agents: Sequence[Agent | str], seed: int,
+              *, log: bool = False,
               time_limit: float | None = None, key: AgentKey | None = None) -> GameOutcome:
     """Deal game ``seed`` and play it with ``agents[s]`` in seat ``s``.
 
     Tactical: each agent orders its hand. Classic: agents choose pickups when the rules say
     ``pickup_order: agent`` (otherwise the game needs no decisions). ``key`` keys the
     agents' generators (None: derived from ``seed``, as ``pyanitsa play --seed`` does).
+    ``rules`` may also be a preset name or a mapping of options, and an agent a spec string
+    (``play_game("tactical", ["descending", "tie_aware"], seed=7)``).
     """
+    rules, agents = coerce_game(rules, agents)
     with watching_interrupts():  # once for the game, not per pickup
         return _play_game(rules, agents, seed, log=log, time_limit=time_limit, key=key)
+
+
+def coerce_game(rules: Rules | str | Mapping[str, Any], agents: Sequence[Agent | str]
+                ) -> tuple[Rules, list[Agent]]:
+    """The rules and agents of a game from what a user passes: a :class:`Rules`, a preset
+    name or a mapping of options, and agents or spec strings; anything else is a
+    ``TypeError`` naming the argument."""
+    from pyanitsa.agents.specs import make_agent
+
+    if isinstance(rules, str):
+        rules = Rules.from_options({"preset": rules})
+    elif isinstance(rules, Mapping):
+        rules = Rules.from_options(dict(rules))
+    elif not isinstance(rules, Rules):
+        raise TypeError(f"rules: a Rules, a preset name or a mapping of options, not "
+                        f"{type(rules).__name__}")
+    if isinstance(agents, str) or not isinstance(agents, Sequence):
+        raise TypeError(f"agents: a list of agents or spec strings, one per seat, not "
+                        f"{type(agents).__name__}")
+    out = []
+    for seat, agent in enumerate(agents):
+        if not isinstance(agent, (str, Agent)):
+            raise TypeError(f"agents[{seat}]: an agent or a spec string, not "
+                            f"{type(agent).__name__}")
+        out.append(make_agent(agent))
+    return rules, out
 
 
 def _play_game(rules: Rules, agents: Sequence[Agent], seed: int, *, log: bool,
@@ -254,7 +284,4 @@ def _play_game(rules: Rules, agents: Sequence[Agent], seed: int, *, log: bool,
 def play_specs(rules: Rules, specs: Sequence[str], seed: int, *, log: bool = False,
                time_limit: float | None = None) -> GameOutcome:
     """:func:`play_game` with agents named by spec strings (the CLI's ``--agents``)."""
-    from pyanitsa.agents.specs import make_agent
-
-    return play_game(rules, [make_agent(s) for s in specs], seed, log=log,
-                     time_limit=time_limit)
+    return play_game(rules, specs, seed, log=log, time_limit=time_limit)

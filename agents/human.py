@@ -25,7 +25,9 @@ SHORTCUTS = {
 HELP = ("Type the cards in the order to play them, first played first, separated by spaces or "
         "commas: card names (As Kd 6c) or ranks (A K 6: any card of that rank, suits never "
         "matter). End with asc, desc or random{table} to order the cards you did not name, or "
-        "type just that word.")
+        "type just that word.{always}")
+ALWAYS_HELP = (" 'always' before one of those words (always table) orders this pickup and every "
+               "later one that way without asking.")
 
 
 class OrderError(ValueError):
@@ -62,7 +64,7 @@ def parse_order(text: str, cards: Sequence[Card], rules: Rules, rng: np.random.G
             what = f"card {token}"
         elif word in labels:
             pick = [c for c in left if ranks.rank_of[c] == labels[word]]
-            what = f"a card of rank {ranks.labels[labels[word]]}"
+            what = f"card of rank {ranks.labels[labels[word]]}"
         else:
             raise OrderError(f"{token!r} is neither a card nor a rank of this deck")
         if not pick:
@@ -104,6 +106,9 @@ class Human(BaseAgent):
                 raise ValueError(f"{label}: {stream!r} is not a text stream")
         self.stdin = stdin
         self.stdout = stdout
+        self.always: str | None = None
+        """The shortcut (asc, desc, random, table) every pickup takes once the player typed
+        ``always WORD``; None: ask at each pickup."""
 
     def _say(self, text: str) -> None:
         out = self.stdout or sys.stdout
@@ -120,8 +125,18 @@ class Human(BaseAgent):
             if not line:
                 raise EOFError("no more input from the human player")
             if line.strip().lower() in ("help", "?"):
-                self._say(HELP.format(table=", table" if table_order else ""))
+                self._say(HELP.format(table=", table" if table_order else "",
+                                      always=ALWAYS_HELP if table_order else ""))
                 continue
+            words = line.lower().split()
+            if table_order and words[:1] == ["always"]:
+                if len(words) != 2 or words[1] not in SHORTCUTS:
+                    self._say("  ! always what? 'always asc', 'always desc', 'always random' "
+                              "or 'always table'")
+                    continue
+                self.always = SHORTCUTS[words[1]]
+                self._say(f"  from now on every pickup goes in {self.always} order")
+                return _shortcut(self.always, list(cards), rank_table(rules), rng)
             try:
                 return parse_order(line, cards, rules, rng, table_order=table_order)
             except OrderError as exc:
@@ -147,8 +162,12 @@ class Human(BaseAgent):
         counts = ", ".join(f"P{s} {view.stack_sizes[s] + view.pile_sizes[s]}"
                            for s in range(view.players) if view.in_game[s])
         self._say(f"\nP{seat}: you won round {view.rounds}; the table: {shown}")
+        if self.always is not None:
+            self._say(f"   placed in {self.always} order (you chose 'always {self.always}')")
+            return _shortcut(self.always, list(view.cards), view.ranks, rng)
         self._say(f"   cards held before it: {counts}; your stack {view.stack_sizes[seat]} "
                   f"(bottom, known: {deck.format_cards(view.known_tail) or '-'}), "
                   f"won pile {deck.format_cards(view.my_pile) or '-'}")
-        return self._ask("Pickup order, first played first (e.g. 'A K table'; 'help'): ",
+        return self._ask("Pickup order, first played first (e.g. 'A K table', 'always table'; "
+                         "'help'): ",
                          view.cards, view.rules, rng, table_order=True)

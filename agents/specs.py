@@ -19,7 +19,7 @@ from typing import Any, TypeVar
 
 from pyanitsa.agents.guard import AgentRaised, call_agent, exception_text
 from pyanitsa.agents.protocol import Agent, BaseAgent
-from pyanitsa.errors import PyanitsaError
+from pyanitsa.errors import PyanitsaError, did_you_mean
 
 
 class AgentSpecError(PyanitsaError):
@@ -133,7 +133,8 @@ def make_agent(spec: str | Agent) -> Agent:
         label = head
     else:
         known = ", ".join(sorted(REGISTRY))
-        raise AgentSpecError(f"unknown agent {head!r} (built-in: {known}; or "
+        raise AgentSpecError(f"unknown agent {head!r}{did_you_mean(head, REGISTRY)} "
+                             f"(built-in: {known}; or "
                              "package.module:Class)")
     _check_params(factory, params, label)
     try:
@@ -184,10 +185,11 @@ def _check_params(factory: Callable[..., Any], params: dict[str, Any], label: st
     for key, value in params.items():
         p = sig.parameters.get(key)
         if p is None or p.kind not in (p.KEYWORD_ONLY, p.POSITIONAL_OR_KEYWORD):
-            names = ", ".join(n for n, q in sig.parameters.items()
-                              if q.kind in (q.KEYWORD_ONLY, q.POSITIONAL_OR_KEYWORD))
+            takes = [n for n, q in sig.parameters.items()
+                     if q.kind in (q.KEYWORD_ONLY, q.POSITIONAL_OR_KEYWORD)]
             raise AgentSpecError(f"agent {label!r} has no parameter {key!r}"
-                                 + (f" (it takes {names})" if names else ""))
+                                 f"{did_you_mean(key, takes)}"
+                                 + (f" (it takes {', '.join(takes)})" if takes else ""))
         default = p.default
         if default is not inspect.Parameter.empty and default is not None:
             ok = isinstance(value, type(default)) or (isinstance(default, float)

@@ -13,6 +13,7 @@ The PettingZoo environments (every seat a learner) are in :mod:`pyanitsa.envs.mu
 from __future__ import annotations
 
 import gymnasium
+from gymnasium.envs.registration import WrapperSpec
 
 from pyanitsa.envs.classic import ClassicEnv
 from pyanitsa.envs.tactical import TacticalEnv
@@ -24,12 +25,16 @@ _ENTRY_POINTS = {
     "pyanitsa/Classic-v0": "pyanitsa.envs.classic:ClassicEnv",
 }
 
+_MASKS = WrapperSpec("ActionMasks", "pyanitsa.envs._common:ActionMasks", {})
+"""``action_masks()`` on the outermost wrapper of ``gymnasium.make`` (see ActionMasks)."""
+
 
 def register_envs() -> None:
     """Register the environments with Gymnasium (done on import; repeated calls do nothing)."""
     for env_id, entry_point in _ENTRY_POINTS.items():
         if env_id not in gymnasium.registry:
-            gymnasium.register(id=env_id, entry_point=entry_point)
+            gymnasium.register(id=env_id, entry_point=entry_point,
+                               additional_wrappers=(_MASKS,))
 
 
 register_envs()

@@ -162,3 +162,21 @@ def classic_reward(result: ClassicResult, seat: Seat) -> float:
     if result.outcome is not Termination.WIN:
         return 0.0
     return 1.0 if result.winner == seat else -1.0
+
+
+class ActionMasks(gymnasium.Wrapper, gymnasium.utils.RecordConstructorArgs):
+    """Puts ``action_masks()`` on the outside of what ``gymnasium.make`` returns.
+
+    Gymnasium 1.x wrappers no longer forward attributes, so without this
+    ``gym.make("pyanitsa/Tactical-v0").action_masks()`` would raise; registration adds it
+    last, after the checker and order wrappers. Wrappers a user adds on top still hide it:
+    ``env.get_wrapper_attr("action_masks")()`` (what sb3-contrib's vector envs call) works
+    through any of them.
+    """
+
+    def __init__(self, env: gymnasium.Env) -> None:
+        gymnasium.utils.RecordConstructorArgs.__init__(self)
+        gymnasium.Wrapper.__init__(self, env)
+
+    def action_masks(self) -> Any:
+        return self.env.get_wrapper_attr("action_masks")()

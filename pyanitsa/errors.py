@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 
 class PyanitsaError(ValueError):
     """Base class of every error pyanitsa raises for bad input."""
@@ -33,3 +35,16 @@ class IllegalActionError(PyanitsaError):
 
 class CliError(PyanitsaError):
     """Bad command-line input (a missing file, a malformed ``--set``)."""
+
+
+def did_you_mean(word: object, choices: Iterable[str]) -> str:
+    """``"; did you mean 'x'?"`` for the choice closest to a misspelled ``word``, else ``""``.
+
+    The one place every command's "unknown preset / agent / option" message gets its hint.
+    """
+    import difflib
+
+    if not isinstance(word, str):
+        return ""
+    close = difflib.get_close_matches(word.lower(), list(choices), n=1, cutoff=0.6)
+    return f"; did you mean {close[0]!r}?" if close else ""

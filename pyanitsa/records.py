@@ -71,9 +71,14 @@ class Record:
 
     @classmethod
     def from_json(cls, data: str | bytes | dict[str, Any]) -> Record:
-        """Parse and validate a record; errors name the offending key, card or seat."""
+        """Parse and validate a record; errors name the offending key, card or seat.
+
+        ``data`` may also be ``{"record": ..., "result"|"expected": ...}``, what ``pyanitsa
+        play --json`` writes: its record is read (:func:`read_entries` also gives the result).
+        """
         if isinstance(data, (str, bytes)):
             data = _loads(data)
+        data = _unwrap(data)[0]
         if not isinstance(data, dict):
             raise InvalidRecordError(f"a record is a JSON object, not {type(data).__name__}")
         mode = data.get("mode")
@@ -103,7 +108,8 @@ class Record:
         if not isinstance(raw_seats, list) or not all(isinstance(s, list) for s in raw_seats):
             raise InvalidRecordError(f"{seats_key}: must be a list of lists of cards")
         if not MIN_PLAYERS <= len(raw_seats) <= MAX_PLAYERS:
-            raise InvalidRecordError(f"{seats_key}: {len(raw_seats)} seats; a game has "
+            seats = "seat" if len(raw_seats) == 1 else "seats"
+            raise InvalidRecordError(f"{seats_key}: {len(raw_seats)} {seats}; a game has "
                                      f"{MIN_PLAYERS} to {MAX_PLAYERS}")
         used: set[Card] = set()
         seats = []
@@ -257,13 +263,21 @@ def read_entries(text: str) -> Iterator[tuple[int, Record, dict[str, Any] | None
 def _entry(data: str | dict[str, Any]) -> tuple[Record, dict[str, Any] | None]:
     if isinstance(data, str):
         data = _loads(data)
+    record, expected = _unwrap(data)
+    return Record.from_json(record), expected
+
+
+def _unwrap(data: Any) -> tuple[Any, Any]:
+    """A record and its expected result from ``{"record": ..., "expected"|"result": ...}``;
+    anything else is the record itself, with no result."""
     if isinstance(data, dict) and "record" in data and "mode" not in data:
         extra = set(data) - {"record", "expected", "result"}
         if extra:
             raise InvalidRecordError(f"unknown key {sorted(extra)[0]!r} next to 'record'")
-        expected = data.get("expected", data.get("result"))
-        return Record.from_json(data["record"]), expected
-    return Record.from_json(data), None
+        if isinstance(data["record"], dict) and "record" in data["record"]:
+            raise InvalidRecordError("record: a record, not another wrapper")
+        return data["record"], data.get("expected", data.get("result"))
+    return data, None
 
 
 def read_records(text: str) -> Iterator[tuple[int, Record]]:

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, get_args
 
 from pyanitsa.cards import Deck
-from pyanitsa.errors import InvalidDeckError, InvalidRulesError, PyanitsaError
+from pyanitsa.errors import InvalidDeckError, InvalidRulesError, PyanitsaError, did_you_mean
 
 Mode = Literal["classic", "tactical"]
 CycleRule = Literal["void", "weakest_wins"]
@@ -90,7 +90,8 @@ class Rules:
         for key, choices in _CHOICES.items():
             value = getattr(self, key)
             if value not in choices:
-                raise InvalidRulesError(f"{key}: {value!r} is not one of {', '.join(choices)}")
+                raise InvalidRulesError(f"{key}: {value!r} is not one of {', '.join(choices)}"
+                                        f"{did_you_mean(value, choices)}")
         for key in _FLAGS:
             if not isinstance(getattr(self, key), bool):
                 raise InvalidRulesError(f"{key}: {getattr(self, key)!r} is not true or false")
@@ -157,7 +158,8 @@ class Rules:
                 deck = given_deck
         for key in options:
             if key not in _FIELDS:
-                raise InvalidRulesError(f"unknown rules option {key!r}")
+                raise InvalidRulesError(f"unknown rules option {key!r}"
+                                        f"{did_you_mean(key, [*_FIELDS, 'preset'])}")
             if mode == "tactical" and key in CLASSIC_ONLY and not (key == "deal"
                                                                   and options[key] == "equal"):
                 raise InvalidRulesError(f"{key}: is a classic-mode option, not tactical")
@@ -182,7 +184,9 @@ class Rules:
         """A copy with some options changed (validated like the original)."""
         unknown = set(changes) - set(_FIELDS) - {"mode", "deck"}
         if unknown:
-            raise InvalidRulesError(f"unknown rules option {sorted(unknown)[0]!r}")
+            first = sorted(unknown)[0]
+            raise InvalidRulesError(f"unknown rules option {first!r}"
+                                    f"{did_you_mean(first, _FIELDS)}")
         return dataclasses.replace(self, **changes)
 
     def copy(self) -> Rules:
@@ -223,7 +227,8 @@ class Rules:
     def check_players(self, players: int) -> None:
         """Raise unless ``players`` seats can play with this deck (2..8, a card each at least)."""
         if not _is_int(players) or not MIN_PLAYERS <= players <= MAX_PLAYERS:
-            raise InvalidRulesError(f"players: {players!r} seats; pyanitsa plays "
+            seats = "seat" if players == 1 else "seats"
+            raise InvalidRulesError(f"players: {players!r} {seats}; pyanitsa plays "
                                     f"{MIN_PLAYERS} to {MAX_PLAYERS}")
         if self.deck.size < players:
             raise InvalidRulesError(f"deck: {self.deck} has {self.deck.size} cards, "
@@ -265,7 +270,8 @@ PRESETS: dict[str, tuple[Mode, str, dict[str, Any]]] = {
 
 def _preset_parts(name: object) -> tuple[Mode, str, dict[str, Any]]:
     if not isinstance(name, str) or name not in PRESETS:  # a list or mapping is not hashable
-        raise InvalidRulesError(f"preset: unknown preset {name!r} (one of {', '.join(PRESETS)})")
+        raise InvalidRulesError(f"preset: unknown preset {name!r}{did_you_mean(name, PRESETS)}"
+                                f" (one of {', '.join(PRESETS)})")
     return PRESETS[name]  # type: ignore[index]
 
 

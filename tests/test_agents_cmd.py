@@ -206,32 +206,3 @@ def test_hostile_bots_forfeit_only_their_own_games(tmp_path):
 
     assert len(between_good(games)) == 2 * 3
     assert between_good(games) == between_good(clean_games)  # as if no bot had misbehaved
-
-
-def test_docs_bots_examples_run_as_written(tmp_path, monkeypatch, capsys):
-    """docs/bots.md: its shell commands and its tournament config run as written (the config
-    with fewer deals, into a temporary folder)."""
-    import re
-
-    from pyanitsa.cli import main
-
-    root = Path(__file__).resolve().parents[1]
-    text = (root / "docs" / "bots.md").read_text(encoding="utf-8")
-    monkeypatch.chdir(root)  # the examples name examples/bots/random_bot.py from the repo root
-    commands = []
-    for block in re.findall(r"```sh\n(.*?)```", text, re.S):
-        for cmd in block.replace("\\\n", " ").splitlines():
-            if cmd.strip().startswith("pyanitsa ") and "bots.yaml" not in cmd:
-                commands.append(shlex.split(cmd)[1:])
-    assert len(commands) == 2
-    for argv in commands:
-        assert main(argv) == 0, argv
-    [config] = re.findall(r"```yaml\n(.*?)```", text, re.S)
-    path = tmp_path / "bots.yaml"
-    path.write_text(config, encoding="utf-8")
-    out = tmp_path / "out"
-    assert main(["tournament", str(path), "--quiet", "--set", "deals=4",
-                 "--set", f"output={out}"]) == 0
-    assert (out / "results.json").exists()
-    capsys.readouterr()
-

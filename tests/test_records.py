@@ -42,7 +42,7 @@ def test_section5_examples() -> None:
     ({**C, "mode": "poker"}, ["poker"]),
     ({k: v for k, v in C.items() if k != "mode"}, ["mode"]),
     ({**C, "stacks": [[r + "c"] for r in "6789TJQKA"]}, ["9 seats"]),
-    ({**C, "stacks": [["As"]]}, ["1 seats"]),
+    ({**C, "stacks": [["As"]]}, ["1 seat;"]),
     ({**C, "stacks": [["As"], []]}, ["seat 1"]),
     ({**C, "stacks": [["As"], ["Kd"], [], ["Qd"]]}, ["seat 2"]),
     ({**C, "hands": [["As"], ["Kd"]]}, ["hands"]),

@@ -20,7 +20,7 @@ from pydantic import (
     model_validator,
 )
 
-from pyanitsa.config import ConfigError, first_error, read_mapping
+from pyanitsa.config import ConfigError, apply_override, first_error, read_mapping
 from pyanitsa.errors import InvalidRulesError, PyanitsaError
 from pyanitsa.rng import MASK64
 from pyanitsa.rules import MAX_PLAYERS, MIN_PLAYERS, Rules
@@ -154,12 +154,7 @@ class TournamentConfig(_Model):
     @field_validator("agents", mode="before")
     @classmethod
     def _plain_strings(cls, value: Any) -> Any:
-        if isinstance(value, list):
-            return [{"name": v, "spec": v} if isinstance(v, str) else
-                    ({"name": str(v["spec"]), **v} if isinstance(v, dict) and "name" not in v
-                     and "spec" in v else v)
-                    for v in value]
-        return value
+        return agent_entries(value)
 
     @field_validator("rules", mode="before")
     @classmethod
@@ -277,9 +272,27 @@ def parse_config(data: Any, *, source: str = "tournament") -> TournamentConfig:
         raise TournamentConfigError(f"{source}: {first_error(exc)}") from None
 
 
+def agent_entries(value: Any) -> Any:
+    """``agents`` with every plain spec string as the entry it stands for, ``{name: SPEC,
+    spec: SPEC}``, and a mapping without a name named after its spec."""
+    if isinstance(value, list):
+        return [{"name": v, "spec": v} if isinstance(v, str) else
+                ({"name": str(v["spec"]), **v} if isinstance(v, dict) and "name" not in v
+                 and "spec" in v else v)
+                for v in value]
+    return value
+
+
 def load_config(path: str | Path, overrides: list[str] | None = None) -> TournamentConfig:
-    """Read a YAML config and apply ``KEY=VALUE`` overrides (dotted paths, YAML values)."""
-    data = read_mapping(path, overrides or [], error=TournamentConfigError)
+    """Read a YAML config and apply ``KEY=VALUE`` overrides (dotted paths, YAML values).
+
+    Plain agent entries become ``{name, spec}`` first, so ``agents.0.spec=...`` reaches a
+    ``- random`` entry as it does a mapping (the name stays ``random``)."""
+    data = read_mapping(path, error=TournamentConfigError)
+    if "agents" in data:
+        data["agents"] = agent_entries(data["agents"])
+    for item in overrides or []:
+        apply_override(data, item, error=TournamentConfigError)
     return parse_config(data, source=str(path))
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import secrets
 
 from pyanitsa import argtypes
 from pyanitsa.errors import CliError
@@ -12,6 +13,11 @@ from pyanitsa.hooks import hook, split_specs
 from pyanitsa.records import Record
 from pyanitsa.results import ClassicResult, Result, TacticalResult
 from pyanitsa.rules_args import add_rules_arguments, rules_from_args
+
+LONG_LOG = 60
+"""Rounds of log beyond which ``play`` shows only the beginning and the end (``--full``: all)."""
+SHOWN = 20
+"""Rounds of a long log shown: half from the start, half from the end."""
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -28,8 +34,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--time-limit", type=argtypes.positive_seconds, default=None, metavar="SECONDS",
                    help="the most an agent may take per decision (its warm-up, before the "
                         "clock starts, is not counted)")
-    p.add_argument("--seed", type=argtypes.seed, default=0,
-                   help="the game's seed, 0..2^64-1 (default 0)")
+    p.add_argument("--seed", type=argtypes.seed, default=None,
+                   help="the game's seed, 0..2^64-1 (default: a random one, printed so that "
+                        "--seed replays the game)")
+    p.add_argument("--full", action="store_true",
+                   help=f"print every round (a log of more than {LONG_LOG} rounds shows the "
+                        f"first and last {SHOWN // 2})")
     p.add_argument("--json", action="store_true",
                    help='print {"record": ..., "result": ...} instead of the log')
     p.set_defaults(run=run)
@@ -37,17 +47,20 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     rules = rules_from_args(args)
+    chosen = args.seed is not None
+    seed = args.seed if chosen else secrets.randbelow(2**32)  # printed below: replayable
     specs = split_specs(args.agents) if args.agents else None
     players = args.players if args.players is not None else len(specs) if specs else 2
     if specs is not None and len(specs) != players:
-        raise CliError(f"--agents: {len(specs)} agents for {players} seats")
+        raise CliError(f"--agents: {len(specs)} agent{'s' if len(specs) != 1 else ''} for "
+                       f"{players} seat{'s' if players != 1 else ''}")
     if specs is None:
         if rules.pickup_order == "agent":
             raise CliError("pickup_order: agent needs --agents (one per seat)")
-        record = Record.dealt(rules, players, args.seed)
+        record = Record.dealt(rules, players, seed)
         result, events = record.play_logged()
     else:
-        outcome = hook("play_game")(rules, specs, args.seed, log=True,
+        outcome = hook("play_game")(rules, specs, seed, log=True,
                                     time_limit=args.time_limit)
         record, result, events = outcome.record, outcome.result, outcome.events
     if args.json:
@@ -55,7 +68,8 @@ def run(args: argparse.Namespace) -> int:
                          ensure_ascii=False))
         return 0
     deck = rules.deck
-    print(f"{rules.mode} game, deck {deck}, {players} players, seed {args.seed}")
+    replay = "" if chosen else f" (random; --seed {seed} replays this game)"
+    print(f"{rules.mode} game, deck {deck}, {players} players, seed {seed}{replay}")
     if specs is not None:
         print("agents: " + ", ".join(f"P{i} {s}" for i, s in enumerate(specs)))
     options = rules.to_options()
@@ -66,10 +80,40 @@ def run(args: argparse.Namespace) -> int:
     for seat, cards in enumerate(record.seats):
         label = "stack" if rules.mode == "classic" else "hand"
         print(f"P{seat} {label} ({len(cards)}): {deck.format_cards(cards)}")
-    for event in events:
-        print(format_round(event, deck))
+    for line in log_lines([format_round(event, deck) for event in events], full=args.full):
+        print(line)
     print(describe(result))
+    humans = [seat for seat, spec in enumerate(specs or []) if spec.split("(")[0] == "human"]
+    if len(humans) == 1:
+        print(for_you(result, humans[0]))
     return 0
+
+
+def log_lines(lines: list[str], *, full: bool) -> list[str]:
+    """The log as printed: all of it, or for a long game its first and last rounds with how
+    many were left out between (thousands of near-identical rounds tell a reader nothing)."""
+    if full or len(lines) <= LONG_LOG:
+        return lines
+    half = SHOWN // 2
+    hidden = len(lines) - 2 * half
+    return [*lines[:half], f"... {hidden:,} more rounds (--full prints every round) ...",
+            *lines[-half:]]
+
+
+def for_you(result: Result, seat: int) -> str:
+    """The result told to the human player in ``seat``."""
+    if isinstance(result, TacticalResult):
+        winners = result.winners
+    else:
+        assert isinstance(result, ClassicResult)
+        winners = (result.winner,) if result.winner is not None else ()
+    if winners == (seat,):
+        return "you won"
+    if seat in winners:
+        return "you share the win"
+    if isinstance(result, ClassicResult) and result.outcome != "win":
+        return f"nobody won ({result.outcome})"
+    return "you lost"
 
 
 def describe(result: Result) -> str:
