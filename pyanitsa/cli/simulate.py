@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
+import signal
+import threading
 import time
+from collections.abc import Callable, Iterator
 
 from pyanitsa import argtypes
 from pyanitsa.errors import CliError
@@ -154,14 +158,39 @@ def stream_batch(rules: Rules, players: int, games: int, seed: int, workers: int
     from pyanitsa import batch  # looked up per run, so a test can stand in for the core
 
     first, chunk = 0, FIRST_CHUNK
-    while first < games:
-        n = min(chunk, games - first)
-        started = time.perf_counter()
-        tally.add(batch.simulate(rules, players, n, seed, workers=workers, first=first))
-        first += n
-        progress(n)
-        if time.perf_counter() - started < CHUNK_SECONDS:
-            chunk = min(2 * chunk, MAX_CHUNK)
+    with ctrl_c_between_calls() as check:
+        while first < games:
+            n = min(chunk, games - first)
+            started = time.perf_counter()
+            tally.add(batch.simulate(rules, players, n, seed, workers=workers, first=first))
+            first += n
+            progress(n)
+            check()
+            if time.perf_counter() - started < CHUNK_SECONDS:
+                chunk = min(2 * chunk, MAX_CHUNK)
+
+
+@contextlib.contextmanager
+def ctrl_c_between_calls() -> Iterator[Callable[[], None]]:
+    """Hold a Ctrl-C that arrives during a compiled call until the call has returned: raised
+    inside numba's code, KeyboardInterrupt comes out as a ``SystemError`` (and the chunk is
+    lost). The handler only notes the signal; ``check()`` raises it between chunks. A no-op
+    outside the main thread or under someone else's handler."""
+    hit: list[int] = []
+
+    def check() -> None:
+        if hit:
+            raise KeyboardInterrupt
+
+    if (threading.current_thread() is not threading.main_thread()
+            or signal.getsignal(signal.SIGINT) is not signal.default_int_handler):
+        yield check
+        return
+    signal.signal(signal.SIGINT, lambda signum, frame: hit.append(signum))
+    try:
+        yield check
+    finally:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 def stream_agents(rules: Rules, tally, games: int, seed: int, swap: bool, progress) -> None:
