@@ -24,7 +24,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                                    "deals it) on the compiled batch core. Tactical hands play "
                                    "in the order dealt (uniformly random orders).")
     add_rules_arguments(p)
-    p.add_argument("--players", type=int, default=2, help="seats, 2..8 (default 2)")
+    p.add_argument("--players", type=argtypes.players, default=2, help="seats, 2..8 (default 2)")
     p.add_argument("--games", type=argtypes.positive_at_most(MAX_GAMES, "the results of every "
                                                          "game are held in memory; run more "
                                                          "with another --seed"),
