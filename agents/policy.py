@@ -243,8 +243,6 @@ def bundled_policies() -> list[str]:
 
 def load_policy(path: str | os.PathLike[str], *, trust: bool = False) -> tuple[Any, PolicyMeta]:
     """Load a saved policy: weights-only from ``.pt`` + ``.json``, or a trusted SB3 ``.zip``."""
-    import torch
-
     p = Path(path)
     if p.suffix == ".zip":
         if not trust:
@@ -267,6 +265,12 @@ def load_policy(path: str | os.PathLike[str], *, trust: bool = False) -> tuple[A
     if have < need:
         raise PolicyLoadError(f"{side}: net_arch asks for {meta.parameters():,} weights "
                               f"({need:,} bytes) but {p.name} holds {have:,} bytes")
+    try:
+        meta.make_rules()
+    except PyanitsaError as exc:
+        raise PolicyLoadError(f"{side}: rules: {exc}") from None
+    import torch  # after the sidecar checks: a bad sidecar is refused without the import
+
     policy = build_policy(meta)
     try:
         state = torch.load(p, map_location="cpu", weights_only=True)

@@ -94,13 +94,18 @@ def _parse_args(text: str, spec: str) -> dict[str, Any]:
     except SyntaxError:
         raise AgentSpecError(f"agent spec {spec!r}: cannot read the parameters "
                              f"({text})") from None
-    assert isinstance(call, ast.Call)
+    # ``f(a=1)(b=2)`` and ``f(a=1) + (2)`` parse too, as calls of calls or as sums
+    if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Name)
+            and call.func.id == "f"):
+        raise AgentSpecError(f"agent spec {spec!r}: write NAME(key=value, ...)")
     if call.args:
         raise AgentSpecError(f"agent spec {spec!r}: parameters are key=value")
     out = {}
     for kw in call.keywords:
         if kw.arg is None:
             raise AgentSpecError(f"agent spec {spec!r}: parameters are key=value")
+        if kw.arg in out:  # the parser takes a repeated keyword; a call would refuse it
+            raise AgentSpecError(f"agent spec {spec!r}: parameter {kw.arg!r} is given twice")
         try:
             out[kw.arg] = ast.literal_eval(kw.value)
         except ValueError:

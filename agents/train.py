@@ -37,12 +37,20 @@ import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 import numpy as np
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    ValidationInfo,
+    field_validator,
+)
 
+from pyanitsa.agents.policy import MAX_LAYERS, MAX_UNITS
 from pyanitsa.agents.protocol import Agent, BaseAgent, HandView
 from pyanitsa.agents.specs import make_agent
 from pyanitsa.cards import Card
@@ -57,7 +65,19 @@ class TrainConfigError(ConfigError):
 
 
 class _Model(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True)
+    # allow_inf_nan: pydantic takes .nan and .inf for a float field (clip_range: .inf)
+    model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True,
+                              allow_inf_nan=False)
+
+    @field_validator("*", mode="before")
+    @classmethod
+    def _no_bool_numbers(cls, value: Any, info: ValidationInfo) -> Any:
+        # pydantic reads true as 1 for an int field: `total_steps: true` would train 1 step
+        if isinstance(value, bool) and info.field_name is not None:
+            annotation = cls.model_fields[info.field_name].annotation
+            if annotation in (int, float, int | None, float | None):
+                raise ValueError("must be a number, not true or false")
+        return value
 
 
 class OpponentEntry(_Model):
@@ -141,7 +161,8 @@ class PPOConfig(_Model):
     ent_coef: float = Field(0.01, ge=0)
     vf_coef: float = Field(0.5, ge=0)
     max_grad_norm: float = Field(0.5, gt=0)
-    net_arch: list[int] = Field(default_factory=lambda: [128, 128])
+    net_arch: list[Annotated[int, Field(ge=1, le=MAX_UNITS)]] = Field(
+        default_factory=lambda: [128, 128], max_length=MAX_LAYERS)
     """Hidden layers of both the policy and the value network."""
     activation: Literal["Tanh", "ReLU"] = "Tanh"
 
@@ -169,9 +190,9 @@ class TrainConfig(_Model):
     """torch threads; 1 is fastest on a shared two-core machine."""
     eval: EvalConfig = Field(default_factory=EvalConfig)
     ppo: PPOConfig = Field(default_factory=PPOConfig)
-    out_dir: str = "runs/{name}"
+    out_dir: str = Field("runs/{name}", min_length=1)
     """The run folder (``{name}`` is replaced by the run's name)."""
-    export: str | None = None
+    export: str | None = Field(None, min_length=1)
     """Also copy ``model.pt`` and ``model.json`` to this path stem (the shipped policy:
     ``agents/policies/tactical-2p``)."""
     save_zip: bool = True

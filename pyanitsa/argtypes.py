@@ -14,6 +14,9 @@ from collections.abc import Callable
 
 from pyanitsa.rng import MASK64
 
+MAX_WORKERS = 512
+"""The most threads or workers a command takes (as a tournament's ``workers``)."""
+
 _MAX_DIGITS = 40
 """Longer integers are refused before conversion (a seed has at most 20 digits)."""
 
@@ -39,6 +42,30 @@ def positive_int(text: str) -> int:
     if value < 1:
         raise argparse.ArgumentTypeError(f"{value} is not a positive integer")
     return value
+
+
+def nonneg_int(text: str) -> int:
+    """A count that may be 0 (bootstrap resamples)."""
+    value = _integer(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"{value} is negative")
+    return value
+
+
+def players(text: str) -> int:
+    """Seats at the table: 2..8."""
+    from pyanitsa.rules import MAX_PLAYERS, MIN_PLAYERS
+
+    value = _integer(text)
+    if not MIN_PLAYERS <= value <= MAX_PLAYERS:
+        raise argparse.ArgumentTypeError(f"{value} seats: a table has {MIN_PLAYERS}.."
+                                         f"{MAX_PLAYERS}")
+    return value
+
+
+def workers(text: str) -> int:
+    """Threads or processes: 1..:data:`MAX_WORKERS`."""
+    return positive_at_most(MAX_WORKERS, "threads")(text)
 
 
 def positive_at_most(limit: int, why: str) -> Callable[[str], int]:

@@ -78,10 +78,12 @@ class Deck:
                                        "use ranks=N,suits=S[,jokers=J]")
             if key in params:
                 raise InvalidDeckError(f"deck key {key!r} given twice in {text!r}")
-            try:
-                params[key] = int(value)
-            except ValueError:
-                raise InvalidDeckError(f"deck {key}={value.strip()!r}: not an integer") from None
+            digits = value.strip().removeprefix("-")
+            # int() also reads "1_0", "٣" and 5,000 digits (slowly, or not at all)
+            if not (digits.isascii() and digits.isdigit() and len(digits) <= 6):
+                raise InvalidDeckError(f"deck {key}={_shown(value.strip())}: not an integer "
+                                       "(at most 6 digits)")
+            params[key] = int(value)
         if "ranks" not in params:
             raise InvalidDeckError(f"deck {text!r} needs ranks=N")
         return cls.research(**params)
@@ -252,3 +254,7 @@ def strengths(deck: Deck, *, weakest_beats_ace: bool) -> tuple[tuple[int, ...], 
         strength = tuple(joker_strength if deck.is_joker(c) else v for c, v in enumerate(values))
         return strength, joker_strength, deck.high
     return values, deck.low, deck.high
+
+
+def _shown(text: str) -> str:
+    return repr(text if len(text) <= 30 else text[:30] + "...")

@@ -31,5 +31,5 @@ def rules_from_args(args: argparse.Namespace) -> Rules:
         options["preset"] = args.preset
     for item in args.options:
         apply_override(options, item, error=CliError)
-    deck = args.deck if args.deck else options.pop("deck", None)
+    deck = args.deck if args.deck is not None else options.pop("deck", None)
     return Rules.from_options(options, mode=args.mode, deck=deck)

@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
+from pyanitsa import argtypes
 from pyanitsa.config import add_set_argument
 
 if TYPE_CHECKING:
@@ -30,10 +31,11 @@ def register(sub: argparse._SubParsersAction) -> None:
                "  pyanitsa tournament configs/tournaments/demo.yaml --resume --events run.jsonl")
     p.add_argument("config", metavar="CONFIG.yaml", help="the tournament config")
     add_set_argument(p, "deals=10, rules.preset=tactical-52, agents.0.spec=random")
-    p.add_argument("--resume", action="store_true",
-                   help="continue the tournament in the output folder (or start it)")
-    p.add_argument("--overwrite", action="store_true",
-                   help="delete the output folder's database first and start again")
+    start = p.add_mutually_exclusive_group()
+    start.add_argument("--resume", action="store_true",
+                       help="continue the tournament in the output folder (or start it)")
+    start.add_argument("--overwrite", action="store_true",
+                       help="delete the output folder's database first and start again")
     p.add_argument("--events", metavar="FILE|-",
                    help="write a JSON-lines event stream (start, game, sprt, worker, standings, "
                         "finish)")
@@ -48,7 +50,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="a tournament's output folder (the one holding tournament.db)")
     r.add_argument("--records", metavar="FILE.jsonl",
                    help="also export every game record with its result (for pyanitsa replay)")
-    r.add_argument("--bootstrap", type=int, metavar="N",
+    r.add_argument("--bootstrap", type=argtypes.nonneg_int, metavar="N",
                    help="bootstrap resamples for the rating intervals (default: the config's)")
     r.add_argument("--quiet", action="store_true", help="do not print the table")
     r.set_defaults(run=run_report_command)

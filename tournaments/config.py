@@ -34,6 +34,10 @@ RESULT_FIELDS = ("agents", "rules", "players", "format", "candidate", "duplicate
 keep them; ``deals``, ``sprt``, ``workers``, ``backend`` and the rest may change."""
 
 
+MAX_DEALS = 10**12
+"""The most deals per pairing: game keys stay far inside SQLite's 64-bit integers."""
+
+
 class TournamentError(PyanitsaError):
     """A tournament that cannot run: bad configuration, unusable database, failing workers."""
 
@@ -80,6 +84,13 @@ class SprtConfig(_Model):
     alpha: float = Field(0.05, gt=0, lt=0.5)
     beta: float = Field(0.05, gt=0, lt=0.5)
 
+    @field_validator("elo0", "elo1")
+    @classmethod
+    def _finite(cls, value: float) -> float:
+        if not math.isfinite(value):  # JSON stores inf as null: workers could not read it back
+            raise ValueError("must be a finite number of Elo")
+        return value
+
     @model_validator(mode="after")
     def _order(self) -> SprtConfig:
         if not self.elo1 > self.elo0:
@@ -101,7 +112,7 @@ class ExploitConfig(_Model):
 class TournamentConfig(_Model):
     """Everything that defines a tournament run. See docs/tournaments.md for each field."""
 
-    name: str = Field("tournament", min_length=1)
+    name: str = Field("tournament", min_length=1, max_length=200)
     agents: list[AgentEntry] = Field(min_length=2)
     """Specs with display names; a plain string is both."""
     rules: dict[str, Any] = Field(default_factory=dict)
@@ -113,7 +124,7 @@ class TournamentConfig(_Model):
     candidate at every table, with each combination of the others (the field)."""
     candidate: str | None = None
     """The gauntlet's candidate (default: the first agent)."""
-    deals: int = Field(100, ge=1)
+    deals: int = Field(100, ge=1, le=MAX_DEALS)
     """Deals per pairing."""
     duplicate: bool = True
     """Play each deal in every seat rotation with the same cards, so luck cancels."""
@@ -145,7 +156,7 @@ class TournamentConfig(_Model):
     anchor: str | None = None
     """The agent (by name) whose Elo is 0: every rating and interval is then the difference
     from it. None: ratings have mean 0 over the field."""
-    output: str | None = None
+    output: str | None = Field(None, min_length=1)
     """The output folder (default ``runs/tournaments/NAME``)."""
     exploit: ExploitConfig | None = None
     """Measure each agent's exploitability on full deals for the reports (see
@@ -172,6 +183,13 @@ class TournamentConfig(_Model):
             Rules.from_options(value)
         except InvalidRulesError as exc:
             raise ValueError(str(exc)) from None
+        return value
+
+    @field_validator("output")
+    @classmethod
+    def _path(cls, value: str | None) -> str | None:
+        if value is not None and "\x00" in value:  # open() and the lock refuse it later
+            raise ValueError("a path cannot hold a NUL character")
         return value
 
     @field_validator("time_limit", "hang_timeout")

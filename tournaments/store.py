@@ -18,7 +18,10 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
+from pydantic import ValidationError
+
 from pyanitsa.agents.seeding import AgentKey, check_key, key_from_seed, new_key
+from pyanitsa.config import first_error
 from pyanitsa.tournaments.config import RESULT_FIELDS, TournamentConfig, TournamentError
 from pyanitsa.tournaments.games import COLUMNS, GameRow
 from pyanitsa.tournaments.schedule import GameKey
@@ -150,7 +153,11 @@ class Store:
             raise _not_ours(self.path, exc) from None
 
     def config(self) -> TournamentConfig:
-        return TournamentConfig.model_validate_json(self.meta()["config"])
+        try:
+            return TournamentConfig.model_validate_json(self.meta()["config"])
+        except ValidationError as exc:  # written by something else, or by hand
+            raise TournamentStoreError(f"{self.path}: its stored configuration does not "
+                                       f"validate ({first_error(exc)})") from None
 
     def agent_key(self) -> AgentKey:
         """The key of the agents' generators (secret: for the workers, never for reports)."""

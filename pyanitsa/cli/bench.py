@@ -32,6 +32,7 @@ from dataclasses import asdict, dataclass, field
 from datetime import datetime
 from pathlib import Path
 
+from pyanitsa import argtypes
 from pyanitsa.records import Record
 from pyanitsa.rng import derive_seed
 from pyanitsa.rules import Rules, preset
@@ -426,13 +427,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--only", action="append", choices=[*WORKLOADS, ENUMERATE, "compile"],
                         metavar="NAME", help="run only this workload (repeatable): "
                         f"{', '.join([*WORKLOADS, ENUMERATE, 'compile'])}")
-    parser.add_argument("--games", type=int, help="games per repeat for every workload")
-    parser.add_argument("--repeats", type=int, default=DEFAULT_REPEATS, metavar="N",
+    parser.add_argument("--games", type=argtypes.positive_at_most(10**8, "one benchmark"),
+                        help="games per repeat for every workload")
+    parser.add_argument("--repeats", type=argtypes.positive_at_most(1000, "one benchmark"),
+                        default=DEFAULT_REPEATS, metavar="N",
                         help=f"timed repeats of each workload; the median counts (default "
                              f"{DEFAULT_REPEATS})")
-    parser.add_argument("--seed", type=int, default=DEFAULT_SEED,
+    parser.add_argument("--seed", type=argtypes.seed, default=DEFAULT_SEED,
                         help=f"seed of the games, as for simulate (default {DEFAULT_SEED})")
-    parser.add_argument("--workers", type=int, default=None,
+    parser.add_argument("--workers", type=argtypes.workers, default=None,
                         help="threads for enumerate-4x4 (default: every core)")
     parser.add_argument("--no-c", action="store_true", help="skip the C yardsticks")
     parser.add_argument("--no-reference", action="store_true",

@@ -20,7 +20,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_rules_arguments(p)
     p.add_argument("--engine", choices=("batch", "reference"), default="batch",
                    help="the compiled batch core (default) or the reference engine")
-    p.add_argument("--workers", type=argtypes.positive_int, default=None, metavar="N",
+    p.add_argument("--workers", type=argtypes.workers, default=None, metavar="N",
                    help="threads for the batch core (default: every core)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--no-progress", action="store_true", help="hide the progress bar")

@@ -25,7 +25,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                        description="Deal one game from a seed and play it. Tactical hands are "
                                    "played in the order dealt (a uniformly random order).")
     add_rules_arguments(p)
-    p.add_argument("--players", type=int, default=None,
+    p.add_argument("--players", type=argtypes.players, default=None,
                    help="seats, 2..8 (default: one per agent, else 2)")
     p.add_argument("--agents", metavar="SPEC,...",
                    help="an agent per seat, e.g. human,mc_search or descending,"
@@ -49,7 +49,7 @@ def run(args: argparse.Namespace) -> int:
     rules = rules_from_args(args)
     chosen = args.seed is not None
     seed = args.seed if chosen else secrets.randbelow(2**32)  # printed below: replayable
-    specs = split_specs(args.agents) if args.agents else None
+    specs = split_specs(args.agents) if args.agents is not None else None
     players = args.players if args.players is not None else len(specs) if specs else 2
     if specs is not None and len(specs) != players:
         raise CliError(f"--agents: {len(specs)} agent{'s' if len(specs) != 1 else ''} for "

@@ -55,6 +55,9 @@ def run(args: argparse.Namespace) -> int:
         if args.check:
             if expected is None:
                 raise CliError(f"line {lineno}: --check needs an \"expected\" or \"result\"")
+            if not isinstance(expected, dict):  # 7 or "win" can only differ: a broken vector
+                raise CliError(f"line {lineno}: \"expected\" should be a result object, not "
+                               f"{json.dumps(expected)[:40]}")
             checked += 1
             if got != expected:
                 mismatches += 1

@@ -41,13 +41,13 @@ def register(sub: argparse._SubParsersAction) -> None:
                                    "N; Ctrl-C stops the run and prints the figures so far "
                                    "(marked partial, exit code 130).")
     add_rules_arguments(p)
-    p.add_argument("--players", type=int, default=2, help="seats, 2..8 (default 2)")
+    p.add_argument("--players", type=argtypes.players, default=2, help="seats, 2..8 (default 2)")
     p.add_argument("--games", type=argtypes.positive_at_most(MAX_GAMES, "game numbers are "
                                                          "64-bit"),
                    default=10000, help="games to play (default 10000, at most 2^62)")
     p.add_argument("--seed", type=argtypes.seed, default=0,
                    help="the run's seed, 0..2^64-1 (default 0)")
-    p.add_argument("--workers", type=argtypes.positive_int, default=None, metavar="N",
+    p.add_argument("--workers", type=argtypes.workers, default=None, metavar="N",
                    help="threads (default: every core); results never depend on it")
     p.add_argument("--agents", metavar="SPEC,...",
                    help="an agent per seat (tactical: they order the hands; classic: they "
