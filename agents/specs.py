@@ -12,7 +12,9 @@ import ast
 import contextlib
 import importlib
 import inspect
+import os
 import re
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, TypeVar
@@ -164,7 +166,7 @@ def _import_factory(module: str, attr: str, spec: str) -> Callable[..., Agent]:
     ``os:system`` or ``subprocess:Popen`` is refused rather than run.
     """
     try:
-        mod = importlib.import_module(module)
+        mod = _import(module)
     except ImportError as exc:
         raise AgentSpecError(f"agent spec {spec!r}: cannot import {module!r} ({exc})") from None
     obj: Any = mod
@@ -215,6 +217,25 @@ def _load_builtins() -> None:
     _LOADED = True
     for name in BUILTIN_MODULES:
         importlib.import_module(name)
+
+
+def _import(module: str) -> Any:
+    """Import ``module``; one not found anywhere on ``sys.path`` is looked for in the current
+    folder too, as ``python`` itself and ``module:attr`` tools like uvicorn do (a bot written
+    as ``mybot.py`` here is ``mybot:Class``). The folder goes at the end of ``sys.path``, so it
+    never shadows an installed module, and stays there, so that forked workers find it."""
+    try:
+        return importlib.import_module(module)
+    except ModuleNotFoundError as exc:
+        here = os.getcwd()
+        if exc.name != module.split(".")[0] or here in sys.path or "" in sys.path:
+            raise
+        sys.path.append(here)
+        try:
+            return importlib.import_module(module)
+        except ImportError:
+            sys.path.remove(here)
+            raise
 
 
 BUILTIN_MODULES: tuple[str, ...] = (

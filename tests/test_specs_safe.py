@@ -120,3 +120,24 @@ def test_a_sidecar_is_checked_before_anything_is_allocated(shipped, changes, key
     with pytest.raises(PolicyLoadError) as info:
         load_policy(shipped(**changes))
     assert key in str(info.value) and "\n" not in str(info.value)
+
+
+def test_a_module_in_the_current_folder_is_found_last(tmp_path, monkeypatch):
+    """``mybot:Greedy`` finds ./mybot.py as ``python`` would (the tutorial's first bot), after
+    everything installed: a ./json.py does not shadow the standard library's."""
+    import json
+    import sys
+
+    from pyanitsa.agents import AgentSpecError, make_agent
+
+    (tmp_path / "mybot_cwd.py").write_text(
+        "from pyanitsa.agents import BaseAgent\n\n\nclass Greedy(BaseAgent):\n"
+        "    def order_hand(self, view, rng):\n        return list(view.hand)\n")
+    (tmp_path / "json.py").write_text("raise SystemExit('shadowed')\n")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(sys, "path", [p for p in sys.path if p not in ("", str(tmp_path))])
+    assert type(make_agent("mybot_cwd:Greedy")).__name__ == "Greedy"
+    assert sys.path[-1] == str(tmp_path) and sys.modules["json"] is json
+    with pytest.raises(AgentSpecError, match="cannot import 'no_such_bot_here'"):
+        make_agent("no_such_bot_here:Bot")
+    sys.modules.pop("mybot_cwd", None)
