@@ -356,7 +356,9 @@ def ratings(config: TournamentConfig, blocks: dict[tuple[int, int], list[GameRow
     by_pairing: dict[int, list[int]] = defaultdict(list)
     for (pairing, _), bid in block_ids.items():
         by_pairing[pairing].append(bid)
-    rng = np.random.default_rng(derive_seed(config.seed, _BOOTSTRAP_STREAM))
+    # a config that has not run yet has no seed; the database's always has the one it played
+    seed = config.seed if config.seed is not None else 0
+    rng = np.random.default_rng(derive_seed(seed, _BOOTSTRAP_STREAM))
     samples = np.empty((config.bootstrap, n))
     for k in range(config.bootstrap):
         counts = np.zeros(len(block_ids))

@@ -228,7 +228,8 @@ T_FIELDS = {
               {"max_rounds": 2**63}, {"deck": "ranks=1,suits=1"}, {"mode": "chess"}, "nope"],
     "format": STR_BAD + ["swiss", "ROUND_ROBIN"], "candidate": ["nobody", 3, [1], ""],
     "deals": [*NUM_BAD, 10**12 + 1, 2**63], "duplicate": ["yes please", 2, [1], None, "nan"],
-    "seed": [*NUM_BAD[:3], *NUM_BAD[4:6], 2**64, -(2**64), [1], None, float("nan")],
+    # (null is no bad seed: a config without one draws it)
+    "seed": [*NUM_BAD[:3], *NUM_BAD[4:6], 2**64, -(2**64), [1], float("nan")],
     "agent_key": STR_BAD + ["secret"], "workers": [*NUM_BAD, 513],
     "backend": STR_BAD + ["cloud"], "ray_address": [7, [1], {"a": 1}],
     "time_limit": ["abc", "", -1, 0, True, [1], float("nan"), float("inf"), float("-inf")],
