@@ -19,18 +19,11 @@ import os
 import zipfile
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
-from pyanitsa.errors import PyanitsaError
-
-if TYPE_CHECKING:
-    from pyanitsa.agents.policy import PolicyMeta
-
-
-class ActorLoadError(PyanitsaError):
-    """A ``.npz`` actor that is not what its sidecar describes (``ppo:`` says PolicyLoadError)."""
+from pyanitsa.agents.policy_meta import PolicyLoadError, PolicyMeta
 
 
 def _relu(x: np.ndarray) -> np.ndarray:
@@ -89,7 +82,7 @@ class NumpyActor:
 
     def __init__(self, arrays: Mapping[str, np.ndarray], meta: PolicyMeta) -> None:
         if meta.activation not in ACTIVATIONS:
-            raise ActorLoadError(f"activation {meta.activation!r}: the numpy actor has "
+            raise PolicyLoadError(f"activation {meta.activation!r}: the numpy actor has "
                                  f"{', '.join(ACTIVATIONS)}; play it with backend=torch")
         self.activation = ACTIVATIONS[meta.activation]
         hidden = len(meta.net_arch["pi"])
@@ -117,7 +110,7 @@ def actor_arrays(state: Mapping[str, Any], meta: PolicyMeta) -> dict[str, np.nda
         value = value.detach().cpu().numpy() if hasattr(value, "detach") else value
         array = np.ascontiguousarray(value, np.float32)
         if array.shape != shape:
-            raise ActorLoadError(f"{key}: shape {array.shape}, the sidecar says {shape}")
+            raise PolicyLoadError(f"{key}: shape {array.shape}, the sidecar says {shape}")
         out[name] = array
     return out
 
@@ -140,17 +133,17 @@ def load_actor(path: str | os.PathLike[str], meta: PolicyMeta) -> NumpyActor:
     top = need + len(shapes) * (_HEADER_SLACK + 256) + 1024  # headers, zip entries
     have = p.stat().st_size
     if not need <= have <= top:
-        raise ActorLoadError(f"{p}: {have:,} bytes, but the sidecar's net_arch needs "
+        raise PolicyLoadError(f"{p}: {have:,} bytes, but the sidecar's net_arch needs "
                              f"{need:,} bytes of weights (and at most {top:,} in all)")
     data = p.read_bytes()  # read once: what is checked is what is loaded
     try:
         _check_members(io.BytesIO(data), shapes)
         with np.load(io.BytesIO(data), allow_pickle=False) as npz:
             arrays = {name: npz[name] for name in shapes}
-    except ActorLoadError as exc:
-        raise ActorLoadError(f"{p}: {exc}") from None
+    except PolicyLoadError as exc:
+        raise PolicyLoadError(f"{p}: {exc}") from None
     except (ValueError, OSError, EOFError, zipfile.BadZipFile) as exc:
-        raise ActorLoadError(f"{p}: not a policy .npz ({type(exc).__name__}: "
+        raise PolicyLoadError(f"{p}: not a policy .npz ({type(exc).__name__}: "
                              f"{str(exc).splitlines()[0] if str(exc) else ''})") from None
     return NumpyActor(arrays, meta)
 
@@ -161,20 +154,20 @@ def _check_members(data: io.BytesIO, shapes: Mapping[str, tuple[int, ...]]) -> N
         names = {n.removesuffix(".npy") for n in z.namelist()}
         if names != set(shapes):
             missing, extra = sorted(set(shapes) - names), sorted(names - set(shapes))
-            raise ActorLoadError(f"members differ from the sidecar's net_arch (missing "
+            raise PolicyLoadError(f"members differ from the sidecar's net_arch (missing "
                                  f"{missing[:3]}, unexpected {extra[:3]})")
         for name, shape in shapes.items():
             info = z.getinfo(f"{name}.npy")
             size = 4 * int(np.prod(shape))
             if not size < info.file_size <= size + _HEADER_SLACK:
-                raise ActorLoadError(f"{name}: {info.file_size:,} bytes for {size:,} of data")
+                raise PolicyLoadError(f"{name}: {info.file_size:,} bytes for {size:,} of data")
             with z.open(info) as f:
                 version = np.lib.format.read_magic(f)
                 read = _HEADER_READERS.get(version)
                 if read is None:
-                    raise ActorLoadError(f"{name}: .npy format {version} is not 1.0 or 2.0")
+                    raise PolicyLoadError(f"{name}: .npy format {version} is not 1.0 or 2.0")
                 got, fortran, dtype = read(f, max_header_size=_HEADER_SLACK)
             if got != shape or fortran or dtype != np.dtype("<f4"):
-                raise ActorLoadError(f"{name}: a {dtype.str} array of shape {got}"
+                raise PolicyLoadError(f"{name}: a {dtype.str} array of shape {got}"
                                      f"{' (Fortran order)' if fortran else ''}, the sidecar "
                                      f"says <f4 {shape}")
