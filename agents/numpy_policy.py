@@ -83,7 +83,7 @@ class NumpyActor:
     def __init__(self, arrays: Mapping[str, np.ndarray], meta: PolicyMeta) -> None:
         if meta.activation not in ACTIVATIONS:
             raise PolicyLoadError(f"activation {meta.activation!r}: the numpy actor has "
-                                 f"{', '.join(ACTIVATIONS)}; play it with backend=torch")
+                                  f"{', '.join(ACTIVATIONS)}; play it with backend=torch")
         self.activation = ACTIVATIONS[meta.activation]
         hidden = len(meta.net_arch["pi"])
         # float64: the rounding left is torch's float32 alone, so greedy play matches it
@@ -134,7 +134,7 @@ def load_actor(path: str | os.PathLike[str], meta: PolicyMeta) -> NumpyActor:
     have = p.stat().st_size
     if not need <= have <= top:
         raise PolicyLoadError(f"{p}: {have:,} bytes, but the sidecar's net_arch needs "
-                             f"{need:,} bytes of weights (and at most {top:,} in all)")
+                              f"{need:,} bytes of weights (and at most {top:,} in all)")
     data = p.read_bytes()  # read once: what is checked is what is loaded
     try:
         _check_members(io.BytesIO(data), shapes)
@@ -144,18 +144,19 @@ def load_actor(path: str | os.PathLike[str], meta: PolicyMeta) -> NumpyActor:
         raise PolicyLoadError(f"{p}: {exc}") from None
     except (ValueError, OSError, EOFError, zipfile.BadZipFile) as exc:
         raise PolicyLoadError(f"{p}: not a policy .npz ({type(exc).__name__}: "
-                             f"{str(exc).splitlines()[0] if str(exc) else ''})") from None
+                              f"{str(exc).splitlines()[0] if str(exc) else ''})") from None
     return NumpyActor(arrays, meta)
 
 
 def _check_members(data: io.BytesIO, shapes: Mapping[str, tuple[int, ...]]) -> None:
     """Every expected member, nothing else, each a little-endian float32 C array of its shape."""
     with zipfile.ZipFile(data) as z:
-        names = {n.removesuffix(".npy") for n in z.namelist()}
-        if names != set(shapes):
-            missing, extra = sorted(set(shapes) - names), sorted(names - set(shapes))
+        # exact names, once each: np.load would also read a member "x" (no .npy) as "x"
+        names, want = z.namelist(), {f"{name}.npy" for name in shapes}
+        if len(names) != len(want) or set(names) != want:
+            missing, extra = sorted(want - set(names)), sorted(set(names) - want)
             raise PolicyLoadError(f"members differ from the sidecar's net_arch (missing "
-                                 f"{missing[:3]}, unexpected {extra[:3]})")
+                                  f"{missing[:3]}, unexpected {extra[:3]}, {len(names)} in all)")
         for name, shape in shapes.items():
             info = z.getinfo(f"{name}.npy")
             size = 4 * int(np.prod(shape))
@@ -169,5 +170,5 @@ def _check_members(data: io.BytesIO, shapes: Mapping[str, tuple[int, ...]]) -> N
                 got, fortran, dtype = read(f, max_header_size=_HEADER_SLACK)
             if got != shape or fortran or dtype != np.dtype("<f4"):
                 raise PolicyLoadError(f"{name}: a {dtype.str} array of shape {got}"
-                                     f"{' (Fortran order)' if fortran else ''}, the sidecar "
-                                     f"says <f4 {shape}")
+                                      f"{' (Fortran order)' if fortran else ''}, the sidecar "
+                                      f"says <f4 {shape}")

@@ -235,6 +235,16 @@ def test_a_pickled_npz_member_is_never_unpickled(npz_copy, tmp_path):
         load_numpy_policy(path)
 
 
+def test_an_npz_member_without_npy_is_refused(npz_copy):
+    """np.load reads a member "x" for key "x" before "x.npy": a second, unchecked copy."""
+    good, write = npz_copy
+    npz = write(good).with_suffix(".npz")
+    with zipfile.ZipFile(npz, "a") as z:
+        z.writestr("pi.0.bias", z.read("pi.0.bias.npy"))
+    with pytest.raises(PolicyLoadError, match=r"unexpected \['pi.0.bias'\], 7 in all"):
+        load_numpy_policy(npz.with_suffix(".pt"))
+
+
 # -- playing with no RL library installed ---------------------------------------------------------
 
 TOURNAMENT = """
