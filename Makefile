@@ -7,8 +7,9 @@ TORCH ?= torch==2.13.0
 .PHONY: install install-demo test lint demo bench clean
 
 # Two installs, each marked by a stamp when it finishes, redone when pyproject.toml changes:
-# what the demo runs (pyanitsa, torch and the `rl` extra for the shipped policy), and
-# everything (the `dev` extra: Ray and the test tools too), which serves the demo as well.
+# what the demo runs (pyanitsa and its core dependencies only: the shipped policy plays from
+# numpy, so no torch and no `rl` extra), and everything (torch, the `dev` extra: the RL
+# libraries, Ray and the test tools), which serves the demo as well.
 install: $(VENV)/.installed
 
 install-demo: $(VENV)/.installed-demo
@@ -24,8 +25,7 @@ $(VENV)/.installed-demo: pyproject.toml
 	set -e; if [ $(VENV)/.installed -nt pyproject.toml ]; then touch $@; exit 0; fi; \
 	test -x $(PY) || $(PYTHON) -m venv $(VENV); \
 	$(PY) -m pip install --upgrade pip; \
-	$(PY) -m pip install "$(TORCH)"; \
-	$(PY) -m pip install -e '.[rl]'; \
+	$(PY) -m pip install -e .; \
 	touch $@
 
 lint: install

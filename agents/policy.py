@@ -1,7 +1,7 @@
 """``ppo:PATH``: a tactical hand orderer that plays from a trained policy network.
 
 The agent orders its hand exactly as the learner does in ``pyanitsa/Tactical-v0``: one rank per
-step, the observation built by the env's own :class:`~pyanitsa.envs.tactical.TacticalSeat`, the
+step, the observation built by the env's own :class:`~pyanitsa.observation.TacticalSeat`, the
 illegal ranks masked out. ``order_hands`` orders many hands with one forward pass per step for
 all of them (a tournament or an evaluation asks for thousands at once).
 
@@ -12,176 +12,71 @@ Saved policies (written by ``pyanitsa train``):
   observation layout (rules, players, action count), the training config, seed and package
   versions. The network is rebuilt from the sidecar with stable-baselines3's policy class. This
   is the safe default.
+* ``NAME.npz`` beside them: the actor alone, in numpy (:mod:`pyanitsa.agents.numpy_policy`).
+  When it is there the agent plays from it, and torch, gymnasium and stable-baselines3 are not
+  imported at all; ``backend=torch`` plays from the ``.pt`` instead (same orders).
 * ``NAME.zip``: stable-baselines3's full save, which unpickles Python objects (running code from
   the file); loaded only with ``trust=True``: ``ppo:runs/x/model.zip(trust=True)``.
 
 Spec forms: ``ppo:PATH`` with ``PATH`` a ``.pt`` file, its stem (``runs/x/model``), a run
 folder (its ``model.pt``), a ``.zip`` (with ``trust=True``), or a bundled name from
 ``pyanitsa/agents/policies/`` (``ppo:tactical-2p``). Parameters: ``deterministic`` (default
-True: the most probable legal rank; False samples from the policy with the agent's rng) and
-``trust``.
+True: the most probable legal rank; False samples from the policy with the agent's rng),
+``trust``, and ``backend``: ``auto`` (default: numpy when the ``.npz`` is there, else torch),
+``numpy`` or ``torch``.
 
-Importing this module is cheap: torch and stable-baselines3 load when a policy does.
+Importing this module is cheap: torch and stable-baselines3 load only when a torch policy does.
 """
 
 from __future__ import annotations
 
-import contextlib
-import itertools
 import json
 import os
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from pyanitsa.agents.numpy_policy import (
+    ACTIVATIONS,
+    NumpyActor,
+    actor_arrays,
+    load_actor,
+    save_actor,
+)
+from pyanitsa.agents.policy_meta import (
+    FORMAT,
+    PolicyLoadError,
+    PolicyMeta,
+    package_versions,
+    policy_meta,
+    read_sidecar,
+    rules_json,
+)
 from pyanitsa.agents.protocol import BaseAgent, HandView, Mix
 from pyanitsa.agents.specs import register_scheme
 from pyanitsa.agents.warm import Warming, dummy_decision
 from pyanitsa.cards import Card
-from pyanitsa.errors import PyanitsaError
+from pyanitsa.observation import TacticalLayout, TacticalSeat
 from pyanitsa.rules import Rules
+
+__all__ = [  # the sidecar's names too, which users import from here
+    "BACKENDS", "FORMAT", "POLICIES_DIR", "PolicyAgent", "PolicyLoadError", "PolicyMeta",
+    "action_logits", "build_policy", "bundled_policies", "load_agent", "load_numpy_policy",
+    "load_policy", "package_versions", "policy_meta", "resolve_path", "rules_json",
+    "save_policy",
+]
 
 POLICIES_DIR = Path(__file__).resolve().parent / "policies"
 """Policies shipped with the package (``ppo:NAME`` finds ``NAME.pt`` here)."""
 
-FORMAT = "pyanitsa-policy/1"
-"""The sidecar's ``format``: bump when the observation layout or the file set changes."""
-
-ALGORITHMS = ("MaskablePPO", "PPO")
-
-
-class PolicyLoadError(PyanitsaError):
-    """A policy file that cannot be loaded (missing, untrusted, or for other rules)."""
-
-
-# -- the sidecar ----------------------------------------------------------------------------------
-
-
-def rules_json(rules: Rules) -> dict[str, Any]:
-    """Rules as a JSON object that :meth:`Rules.from_options` reads back."""
-    return {"mode": rules.mode, "deck": rules.deck.to_json(), **rules.to_options()}
-
-
-def package_versions() -> dict[str, str]:
-    """Versions of the packages a policy file depends on."""
-    from importlib import metadata
-
-    out = {}
-    for name in ("pyanitsa", "torch", "stable-baselines3", "sb3-contrib", "gymnasium", "numpy"):
-        with contextlib.suppress(metadata.PackageNotFoundError):
-            out[name] = metadata.version(name)
-    return out
-
-
-@dataclass(frozen=True)
-class PolicyMeta:
-    """What rebuilds a policy network and the observations it expects (the ``.json`` sidecar)."""
-
-    algorithm: str
-    """``MaskablePPO`` or ``PPO``: which stable-baselines3 policy class holds the weights."""
-    net_arch: dict[str, list[int]]
-    """Hidden layer sizes: ``{"pi": [...], "vf": [...]}``."""
-    activation: str
-    """The hidden activation, a ``torch.nn`` class name (``Tanh``, ``ReLU``)."""
-    rules: dict[str, Any]
-    """The rules the policy was trained for (:func:`rules_json`)."""
-    players: int
-    obs_size: int
-    actions: int
-    extra: dict[str, Any]
-    """Provenance: config, seed, steps, package versions (not needed to play)."""
-
-    def to_json(self) -> dict[str, Any]:
-        return {"format": FORMAT, "algorithm": self.algorithm, "net_arch": self.net_arch,
-                "activation": self.activation, "rules": self.rules, "players": self.players,
-                "obs_size": self.obs_size, "actions": self.actions, **self.extra}
-
-    @classmethod
-    def from_json(cls, obj: dict[str, Any], where: str) -> PolicyMeta:
-        if obj.get("format") != FORMAT:
-            raise PolicyLoadError(f"{where}: format {obj.get('format')!r} is not {FORMAT!r}")
-        known = ("format", "algorithm", "net_arch", "activation", "rules", "players",
-                 "obs_size", "actions")
-        missing = [k for k in known if k not in obj]
-        if missing:
-            raise PolicyLoadError(f"{where}: missing {missing[0]!r}")
-        if obj["algorithm"] not in ALGORITHMS:
-            raise PolicyLoadError(f"{where}: algorithm {obj['algorithm']!r} is not one of "
-                                  f"{', '.join(ALGORITHMS)}")
-        _check_sizes(obj, where)
-        return cls(obj["algorithm"], obj["net_arch"], obj["activation"], obj["rules"],
-                   obj["players"], obj["obs_size"], obj["actions"],
-                   {k: v for k, v in obj.items() if k not in known})
-
-    def parameters(self) -> int:
-        """How many numbers the network holds: what a weights file must carry."""
-        def mlp(sizes: list[int], out: int) -> int:
-            dims = [self.obs_size, *sizes]
-            hidden = sum(a * b + b for a, b in itertools.pairwise(dims))
-            return hidden + dims[-1] * out + out
-        return mlp(self.net_arch["pi"], self.actions) + mlp(self.net_arch["vf"], 1)
-
-    def make_rules(self) -> Rules:
-        opts = dict(self.rules)
-        mode = opts.pop("mode", "tactical")
-        return Rules.from_options(opts, mode=mode)
-
-
-MAX_UNITS = 4096
-"""The widest hidden layer a sidecar may ask for."""
-MAX_LAYERS = 8
-"""The deepest network a sidecar may ask for (per head)."""
-MAX_INPUTS = 1 << 16
-"""The largest ``obs_size`` and ``actions`` a sidecar may ask for."""
-
-
-def _check_sizes(obj: dict[str, Any], where: str) -> None:
-    """Refuse a sidecar whose sizes are not small positive integers, before any allocation."""
-    def count(key: str, value: Any, top: int) -> None:
-        if type(value) is not int or not 1 <= value <= top:
-            raise PolicyLoadError(f"{where}: {key} should be an integer 1..{top}, "
-                                  f"not {_short(value)}")
-    count("players", obj["players"], 16)
-    count("obs_size", obj["obs_size"], MAX_INPUTS)
-    count("actions", obj["actions"], MAX_INPUTS)
-    arch = obj["net_arch"]
-    if not isinstance(arch, dict) or set(arch) != {"pi", "vf"}:
-        raise PolicyLoadError(f'{where}: net_arch should be {{"pi": [...], "vf": [...]}}, '
-                              f"not {_short(arch)}")
-    for head in ("pi", "vf"):
-        sizes = arch[head]
-        if not isinstance(sizes, list) or len(sizes) > MAX_LAYERS:
-            raise PolicyLoadError(f"{where}: net_arch.{head} should be a list of at most "
-                                  f"{MAX_LAYERS} layer sizes, not {_short(sizes)}")
-        for i, units in enumerate(sizes):
-            count(f"net_arch.{head}.{i}", units, MAX_UNITS)
-
-
-def _short(value: Any) -> str:
-    try:
-        text = repr(value)
-    except ValueError:  # an integer too long to print
-        return f"a {type(value).__name__} too long to print"
-    return text if len(text) <= 60 else text[:57] + "..."
-
-
-def policy_meta(policy: Any, algorithm: str, rules: Rules, players: int,
-                extra: dict[str, Any] | None = None) -> PolicyMeta:
-    """The sidecar of a live stable-baselines3 policy."""
-    arch = policy.net_arch
-    if isinstance(arch, list):
-        arch = {"pi": list(arch), "vf": list(arch)}
-    return PolicyMeta(algorithm, {k: list(v) for k, v in arch.items()},
-                      policy.activation_fn.__name__, rules_json(rules), players,
-                      int(policy.observation_space.shape[0]), int(policy.action_space.n),
-                      {"versions": package_versions(), **(extra or {})})
+BACKENDS = ("auto", "numpy", "torch")
 
 
 def save_policy(policy: Any, meta: PolicyMeta, path: str | os.PathLike[str]) -> Path:
-    """Write ``PATH.pt`` (the state_dict) and ``PATH.json`` (the sidecar); returns the ``.pt``."""
+    """Write ``PATH.pt`` (the state_dict), ``PATH.npz`` (the actor in numpy, when the numpy
+    actor has the activation) and ``PATH.json`` (the sidecar); returns the ``.pt``."""
     import torch
 
     pt = Path(path).with_suffix(".pt")
@@ -190,6 +85,11 @@ def save_policy(policy: Any, meta: PolicyMeta, path: str | os.PathLike[str]) -> 
     tmp = pt.with_suffix(".pt.tmp")
     torch.save(state, tmp)
     os.replace(tmp, pt)
+    npz = pt.with_suffix(".npz")
+    if meta.activation in ACTIVATIONS:
+        save_actor(actor_arrays(state, meta), npz)
+    else:  # a stale actor beside new weights would play the old policy
+        npz.unlink(missing_ok=True)
     pt.with_suffix(".json").write_text(json.dumps(meta.to_json(), indent=1, sort_keys=True)
                                        + "\n", encoding="utf-8")
     return pt
@@ -224,11 +124,11 @@ def resolve_path(arg: str) -> Path:
     p = Path(text).expanduser()
     candidates = [p]
     if p.is_dir():
-        candidates = [p / "model.pt", p / "model.zip"]
-    elif p.suffix not in (".pt", ".zip"):
-        candidates = [p.with_name(p.name + ".pt"), p.with_name(p.name + ".zip")]
+        candidates = [p / f"model{s}" for s in SUFFIXES]
+    elif p.suffix not in SUFFIXES:
+        candidates = [p.with_name(p.name + s) for s in SUFFIXES]
         if "/" not in text and os.sep not in text:
-            candidates.append(POLICIES_DIR / f"{text}.pt")
+            candidates += [POLICIES_DIR / f"{text}{s}" for s in SUFFIXES[:2]]
     for c in candidates:
         if c.is_file():
             return c
@@ -237,8 +137,14 @@ def resolve_path(arg: str) -> Path:
                           f"{', '.join(str(c) for c in candidates)}; bundled: {names})")
 
 
+SUFFIXES = (".pt", ".npz", ".zip")
+"""What a policy's weights file may be called, in the order a stem looks for them."""
+
+
 def bundled_policies() -> list[str]:
-    return sorted(p.stem for p in POLICIES_DIR.glob("*.pt")) if POLICIES_DIR.is_dir() else []
+    if not POLICIES_DIR.is_dir():
+        return []
+    return sorted({p.stem for s in SUFFIXES[:2] for p in POLICIES_DIR.glob(f"*{s}")})
 
 
 def load_policy(path: str | os.PathLike[str], *, trust: bool = False) -> tuple[Any, PolicyMeta]:
@@ -250,16 +156,11 @@ def load_policy(path: str | os.PathLike[str], *, trust: bool = False) -> tuple[A
                 f"{p}: a stable-baselines3 .zip unpickles code; load it only if you trust it, "
                 f"with ppo:{p}(trust=True), or use the weights-only {p.with_suffix('.pt')}")
         return _load_zip(p)
+    if p.suffix == ".npz":
+        raise PolicyLoadError(f"{p}: torch plays from the .pt weights, and "
+                              f"{p.with_suffix('.pt').name} is missing")
+    meta = read_sidecar(p)
     side = p.with_suffix(".json")
-    if not side.is_file():
-        raise PolicyLoadError(f"{p}: the sidecar {side.name} is missing")
-    try:
-        obj = json.loads(side.read_text(encoding="utf-8"))
-    except (ValueError, RecursionError) as exc:  # not JSON, or integers over 4,300 digits
-        raise PolicyLoadError(f"{side}: not JSON ({exc})") from None
-    if not isinstance(obj, dict):
-        raise PolicyLoadError(f"{side}: not a JSON object")
-    meta = PolicyMeta.from_json(obj, str(side))
     need = 4 * meta.parameters()  # float32 weights, before the network is built
     have = p.stat().st_size
     if have < need:
@@ -280,6 +181,17 @@ def load_policy(path: str | os.PathLike[str], *, trust: bool = False) -> tuple[A
                               f"{str(exc).splitlines()[0]})") from None
     policy.set_training_mode(False)
     return policy, meta
+
+
+def load_numpy_policy(path: str | os.PathLike[str]) -> tuple[NumpyActor, PolicyMeta]:
+    """Load the numpy actor ``PATH.npz`` beside a policy's ``.pt`` (no torch imported)."""
+    p = Path(path)
+    npz = p.with_suffix(".npz")
+    if p.suffix == ".zip" or not npz.is_file():
+        raise PolicyLoadError(f"{p}: no numpy weights {npz.name} (write them with "
+                              f"save_policy, or play with backend=torch)")
+    meta = read_sidecar(p)
+    return load_actor(npz, meta), meta
 
 
 def _load_zip(p: Path) -> tuple[Any, PolicyMeta]:
@@ -313,8 +225,6 @@ class PolicyAgent(Warming, BaseAgent):
     """Plays tactical hands from a policy network trained on ``pyanitsa/Tactical-v0``."""
 
     def __init__(self, policy: Any, meta: PolicyMeta, *, deterministic: bool = True) -> None:
-        from pyanitsa.envs.tactical import TacticalLayout
-
         self.policy = policy
         self.meta = meta
         self.deterministic = deterministic
@@ -328,13 +238,12 @@ class PolicyAgent(Warming, BaseAgent):
 
     @classmethod
     def load(cls, path: str | os.PathLike[str], *, trust: bool = False,
-             deterministic: bool = True) -> PolicyAgent:
-        policy, meta = load_policy(path, trust=trust)
-        return cls(policy, meta, deterministic=deterministic)
+             deterministic: bool = True, backend: str = "auto") -> PolicyAgent:
+        return load_agent(str(path), trust=trust, deterministic=deterministic, backend=backend)
 
     def warm(self, rules: Rules, players: int) -> None:
         if rules == self.rules and players == self.players:  # else every decision refuses
-            dummy_decision(self, rules, players)  # imports the env's layout, sets up torch
+            dummy_decision(self, rules, players)  # sets up torch
 
     def _check(self, view: HandView) -> None:
         if view.players != self.players or view.rules != self.rules:
@@ -356,10 +265,6 @@ class PolicyAgent(Warming, BaseAgent):
     def order_hands(self, views: Sequence[HandView],
                     rngs: Sequence[np.random.Generator]) -> list[list[Card]]:
         """Every hand at once: one forward pass of the network per position of the order."""
-        import torch
-
-        from pyanitsa.envs.tactical import TacticalSeat
-
         if not views:
             return []
         seats = []
@@ -368,23 +273,29 @@ class PolicyAgent(Warming, BaseAgent):
             s = TacticalSeat(self.layout)
             s.deal(v.seat, v.hand)
             seats.append(s)
-        policy = self.policy
         obs = np.empty((len(seats), self.layout.size), np.float32)
         masks = np.empty((len(seats), self.layout.ranks), bool)
-        with torch.no_grad():
-            for _ in range(self.layout.hand_size):
-                for i, s in enumerate(seats):
-                    obs[i] = s.obs
-                    masks[i] = s.mask
-                logits = action_logits(policy, torch.from_numpy(obs)).numpy()
-                logits = np.where(masks, logits, -np.inf)
-                if self.deterministic:
-                    actions = logits.argmax(axis=1)
-                else:
-                    actions = [_sample(row, rng) for row, rng in zip(logits, rngs, strict=True)]
-                for s, a in zip(seats, actions, strict=True):
-                    s.play(int(a))
+        for _ in range(self.layout.hand_size):
+            for i, s in enumerate(seats):
+                obs[i] = s.obs
+                masks[i] = s.mask
+            logits = np.where(masks, self.logits(obs), -np.inf)
+            if self.deterministic:
+                actions = logits.argmax(axis=1)
+            else:
+                actions = [_sample(row, rng) for row, rng in zip(logits, rngs, strict=True)]
+            for s, a in zip(seats, actions, strict=True):
+                s.play(int(a))
         return [s.order() for s in seats]
+
+    def logits(self, obs: np.ndarray) -> np.ndarray:
+        """The network's action logits for a batch of observations, from numpy or torch."""
+        if isinstance(self.policy, NumpyActor):
+            return self.policy.logits(obs)
+        import torch
+
+        with torch.no_grad():
+            return action_logits(self.policy, torch.from_numpy(obs)).numpy()
 
 
 def action_logits(policy: Any, obs: Any) -> Any:
@@ -401,25 +312,35 @@ def _sample(logits: np.ndarray, rng: np.random.Generator) -> int:
     return int(rng.choice(len(p), p=p))
 
 
-_CACHE: dict[tuple[str, float, bool], tuple[Any, PolicyMeta]] = {}
+_CACHE: dict[tuple[str, float, bool, str], tuple[Any, PolicyMeta]] = {}
 
 
-def load_agent(arg: str, *, trust: bool = False, deterministic: bool = True) -> PolicyAgent:
+def load_agent(arg: str, *, trust: bool = False, deterministic: bool = True,
+               backend: str = "auto") -> PolicyAgent:
     """The ``ppo:`` scheme's loader (a file's network is loaded once per process)."""
+    if backend not in BACKENDS:
+        raise ValueError(f"backend: {backend!r} is not one of {', '.join(BACKENDS)}")
     path = resolve_path(arg)
-    key = (str(path.resolve()), path.stat().st_mtime, trust)
+    npz = path.with_suffix(".npz")
+    if backend == "auto":
+        backend = "numpy" if path.suffix != ".zip" and npz.is_file() else "torch"
+    weights = npz if backend == "numpy" and npz.is_file() else path
+    key = (str(weights.resolve()), weights.stat().st_mtime, trust, backend)
     if key not in _CACHE:
-        _CACHE[key] = load_policy(path, trust=trust)
+        _CACHE[key] = (load_numpy_policy(path) if backend == "numpy"
+                       else load_policy(path, trust=trust))
     policy, meta = _CACHE[key]
     return PolicyAgent(policy, meta, deterministic=deterministic)
 
 
-def _ppo_scheme(arg: str, trust: bool = False, deterministic: bool = True) -> PolicyAgent:
+def _ppo_scheme(arg: str, trust: bool = False, deterministic: bool = True,
+                backend: str = "auto") -> PolicyAgent:
     """A trained policy: ``ppo:RUN_DIR``, ``ppo:PATH.pt``, a shipped name such as
-    ``ppo:tactical-2p``, or ``ppo:PATH.zip(trust=True)`` for a full stable-baselines3 save."""
+    ``ppo:tactical-2p``, or ``ppo:PATH.zip(trust=True)`` for a full stable-baselines3 save;
+    ``backend=torch`` plays from the ``.pt`` even when the numpy ``.npz`` is there."""
     if not isinstance(trust, bool) or not isinstance(deterministic, bool):
         raise ValueError("trust and deterministic are True or False")
-    return load_agent(arg, trust=trust, deterministic=deterministic)
+    return load_agent(arg, trust=trust, deterministic=deterministic, backend=backend)
 
 
 register_scheme("ppo", _ppo_scheme)

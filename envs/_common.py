@@ -15,6 +15,7 @@ import gymnasium
 from pyanitsa.agents import Agent, make_agent
 from pyanitsa.cards import Seat
 from pyanitsa.errors import InvalidRulesError
+from pyanitsa.observation import layout as layout  # the core's, shared by every env
 from pyanitsa.results import ClassicResult, TacticalResult, Termination
 from pyanitsa.rules import Mode, Rules
 
@@ -29,16 +30,6 @@ TacticalReward = Literal["margin", "win", "rank"]
 TACTICAL_REWARDS: tuple[str, ...] = ("margin", "win", "rank")
 
 DEFAULT_OPPONENT = "random"
-
-
-def layout(sizes: Mapping[str, int]) -> tuple[dict[str, slice], int]:
-    """Consecutive slices of a flat observation, one per named part, and the total size."""
-    slices: dict[str, slice] = {}
-    start = 0
-    for name, size in sizes.items():
-        slices[name] = slice(start, start + size)
-        start += size
-    return slices, start
 
 
 def read_rules(rules: RulesArg, mode: Mode) -> Rules:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import operator
 from collections.abc import Sequence
 from typing import Any
 
@@ -10,6 +9,7 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
+from pyanitsa import observation
 from pyanitsa.agents import check_order, hand_view
 from pyanitsa.cards import Card, Seat
 from pyanitsa.envs._common import (
@@ -17,7 +17,6 @@ from pyanitsa.envs._common import (
     TACTICAL_REWARDS,
     OpponentsArg,
     RulesArg,
-    layout,
     make_opponents,
     read_players,
     read_rules,
@@ -25,142 +24,19 @@ from pyanitsa.envs._common import (
     render_text,
     tactical_reward,
 )
-from pyanitsa.ranks import rank_table
+from pyanitsa.observation import TacticalSeat
 from pyanitsa.records import Record
 from pyanitsa.results import TacticalResult
 from pyanitsa.rules import Rules
 from pyanitsa.tactical import TacticalGame
 
 
-class TacticalLayout:
-    """The flat observation of one seat ordering its hand; every entry lies in ``[0, 1]``.
-
-    ``R`` ranks (jokers included), hands of ``n`` cards, ``P`` players:
-
-    ======================  ===========  ====================================================
-    slice                   size         value
-    ======================  ===========  ====================================================
-    ``hand``                R            cards of each rank still in hand / copies in the deck
-    ``order``               n × R        one-hot rank of each position of the order so far
-    ``unseen``              R            cards of each rank not in my hand / copies in the deck
-    ``deck``                R            copies of each rank in the deck / the most copies
-    ``seat``                P            one-hot seat
-    ``players``             1            players / 8
-    ======================  ===========  ====================================================
-    """
-
-    def __init__(self, rules: Rules, players: int) -> None:
-        table = rank_table(rules)
-        self.rules = rules
-        self.players = players
-        self.ranks = table.num_ranks
-        self.hand_size = rules.deck.size // players
-        """Cards per hand (``deal: equal``)."""
-        self.set_aside = rules.deck.size - self.hand_size * players
-        r, n, p = self.ranks, self.hand_size, players
-        sizes = {"hand": r, "order": n * r, "unseen": r, "deck": r, "seat": p, "players": 1}
-        self.slices, self.size = layout(sizes)
-        self.rank_of = table.rank_of
-        self.counts = table.counts
-        self.inv_counts = [1.0 / c for c in table.counts]
-        self.labels = table.labels
-        template = np.zeros(self.size, dtype=np.float32)
-        counts = np.asarray(table.counts, dtype=np.float32)
-        template[self.slices["deck"]] = counts / counts.max()
-        template[self.slices["players"]] = players / 8
-        self.template = template
-        self.order_start = self.slices["order"].start
-        self.seat_start = self.slices["seat"].start
-        self.unseen_slice = self.slices["unseen"]
+class TacticalLayout(observation.TacticalLayout):
+    """:class:`pyanitsa.observation.TacticalLayout` with its Gymnasium space (the encoding is in
+    the core so that a policy plays without gymnasium)."""
 
     def space(self) -> spaces.Box:
         return spaces.Box(0.0, 1.0, (self.size,), np.float32)
-
-
-class TacticalSeat:
-    """One seat choosing its order rank by rank: its observation, mask and chosen order.
-
-    Both :class:`TacticalEnv` (the learner's seat) and the PettingZoo env (every seat) use it.
-    """
-
-    __slots__ = ("layout", "seat", "left", "by_rank", "ranks", "obs", "mask", "illegal",
-                 "_cursor", "_nranks", "_inv")
-
-    def __init__(self, layout: TacticalLayout) -> None:
-        self.layout = layout
-        self._nranks = layout.ranks
-        self._inv = tuple(layout.inv_counts)
-        self._cursor = layout.order_start
-        """Where the next position of the order starts in the observation."""
-        self.seat = 0
-        self.left: list[int] = [0] * layout.ranks
-        """Cards of each rank still in hand."""
-        self.by_rank: list[list[Card]] = []
-        self.ranks: list[int] = []
-        """The order so far, as ranks."""
-        self.obs = np.zeros(layout.size, dtype=np.float32)
-        self.mask = np.zeros(layout.ranks, dtype=bool)
-        self.illegal = False
-        """Whether the last action was illegal (and replaced by the lowest legal rank)."""
-
-    def deal(self, seat: Seat, hand: Sequence[Card]) -> None:
-        lay = self.layout
-        self.seat = seat
-        rank_of = lay.rank_of
-        by_rank: list[list[Card]] = [[] for _ in range(lay.ranks)]
-        for c in hand:
-            by_rank[rank_of[c]].append(c)
-        self.by_rank = by_rank
-        self.left = left = [len(cards) for cards in by_rank]
-        self.ranks = []
-        self.illegal = False
-        self._cursor = lay.order_start
-        obs = self.obs
-        np.copyto(obs, lay.template)
-        unseen = lay.unseen_slice.start
-        mask = self.mask
-        for r, (n, c, i) in enumerate(zip(left, lay.counts, self._inv, strict=True)):
-            obs[r] = n * i
-            obs[unseen + r] = (c - n) * i
-            mask[r] = n > 0
-        obs[lay.seat_start + seat] = 1.0
-
-    @property
-    def done(self) -> bool:
-        return len(self.ranks) == self.layout.hand_size
-
-    def play(self, action: Any) -> int:
-        """Put a card of rank ``action`` next in the order; returns the rank played.
-
-        An action that is not an integer rank with a card left plays the lowest rank in hand
-        instead and sets :attr:`illegal`.
-        """
-        left = self.left
-        try:
-            r = operator.index(action)
-            ok = 0 <= r < self._nranks and left[r] > 0
-        except TypeError:
-            ok = False
-        if not ok:
-            r = next((i for i, n in enumerate(left) if n), -1)
-            if r < 0:
-                raise RuntimeError("the order is already complete: call reset()")
-        self.illegal = not ok
-        n = left[r] - 1
-        left[r] = n
-        obs = self.obs
-        obs[r] = n * self._inv[r]
-        obs[self._cursor + r] = 1.0
-        self._cursor += self._nranks
-        if not n:
-            self.mask[r] = False
-        self.ranks.append(r)
-        return r
-
-    def order(self) -> list[Card]:
-        """The chosen order as cards (complete orders only); consumes the per-rank card lists."""
-        by_rank = self.by_rank
-        return [by_rank[r].pop() for r in self.ranks]
 
 
 ENGINES = ("auto", "batch", "reference")

@@ -1,0 +1,157 @@
+"""The flat observation of a tactical seat ordering its hand, rank by rank.
+
+The environments (``pyanitsa.envs``) and the ``ppo:`` policy agent (``pyanitsa.agents``) both
+encode a seat this way, so it lives in the core: a trained policy plays with numpy alone,
+without gymnasium or torch (``pyanitsa.envs.tactical`` adds the Gymnasium space).
+"""
+
+from __future__ import annotations
+
+import operator
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from pyanitsa.cards import Card, Seat
+from pyanitsa.ranks import rank_table
+from pyanitsa.rules import Rules
+
+
+def layout(sizes: Mapping[str, int]) -> tuple[dict[str, slice], int]:
+    """Consecutive slices of a flat observation, one per named part, and the total size."""
+    slices: dict[str, slice] = {}
+    start = 0
+    for name, size in sizes.items():
+        slices[name] = slice(start, start + size)
+        start += size
+    return slices, start
+
+
+class TacticalLayout:
+    """The flat observation of one seat ordering its hand; every entry lies in ``[0, 1]``.
+
+    ``R`` ranks (jokers included), hands of ``n`` cards, ``P`` players:
+
+    ======================  ===========  ====================================================
+    slice                   size         value
+    ======================  ===========  ====================================================
+    ``hand``                R            cards of each rank still in hand / copies in the deck
+    ``order``               n × R        one-hot rank of each position of the order so far
+    ``unseen``              R            cards of each rank not in my hand / copies in the deck
+    ``deck``                R            copies of each rank in the deck / the most copies
+    ``seat``                P            one-hot seat
+    ``players``             1            players / 8
+    ======================  ===========  ====================================================
+    """
+
+    def __init__(self, rules: Rules, players: int) -> None:
+        table = rank_table(rules)
+        self.rules = rules
+        self.players = players
+        self.ranks = table.num_ranks
+        self.hand_size = rules.deck.size // players
+        """Cards per hand (``deal: equal``)."""
+        self.set_aside = rules.deck.size - self.hand_size * players
+        r, n, p = self.ranks, self.hand_size, players
+        sizes = {"hand": r, "order": n * r, "unseen": r, "deck": r, "seat": p, "players": 1}
+        self.slices, self.size = layout(sizes)
+        self.rank_of = table.rank_of
+        self.counts = table.counts
+        self.inv_counts = [1.0 / c for c in table.counts]
+        self.labels = table.labels
+        template = np.zeros(self.size, dtype=np.float32)
+        counts = np.asarray(table.counts, dtype=np.float32)
+        template[self.slices["deck"]] = counts / counts.max()
+        template[self.slices["players"]] = players / 8
+        self.template = template
+        self.order_start = self.slices["order"].start
+        self.seat_start = self.slices["seat"].start
+        self.unseen_slice = self.slices["unseen"]
+
+
+class TacticalSeat:
+    """One seat choosing its order rank by rank: its observation, mask and chosen order.
+
+    The Gymnasium env (the learner's seat), the PettingZoo env (every seat) and the ``ppo:``
+    agent use it, so a policy sees in play exactly what it saw in training.
+    """
+
+    __slots__ = ("layout", "seat", "left", "by_rank", "ranks", "obs", "mask", "illegal",
+                 "_cursor", "_nranks", "_inv")
+
+    def __init__(self, layout: TacticalLayout) -> None:
+        self.layout = layout
+        self._nranks = layout.ranks
+        self._inv = tuple(layout.inv_counts)
+        self._cursor = layout.order_start
+        """Where the next position of the order starts in the observation."""
+        self.seat = 0
+        self.left: list[int] = [0] * layout.ranks
+        """Cards of each rank still in hand."""
+        self.by_rank: list[list[Card]] = []
+        self.ranks: list[int] = []
+        """The order so far, as ranks."""
+        self.obs = np.zeros(layout.size, dtype=np.float32)
+        self.mask = np.zeros(layout.ranks, dtype=bool)
+        self.illegal = False
+        """Whether the last action was illegal (and replaced by the lowest legal rank)."""
+
+    def deal(self, seat: Seat, hand: Sequence[Card]) -> None:
+        lay = self.layout
+        self.seat = seat
+        rank_of = lay.rank_of
+        by_rank: list[list[Card]] = [[] for _ in range(lay.ranks)]
+        for c in hand:
+            by_rank[rank_of[c]].append(c)
+        self.by_rank = by_rank
+        self.left = left = [len(cards) for cards in by_rank]
+        self.ranks = []
+        self.illegal = False
+        self._cursor = lay.order_start
+        obs = self.obs
+        np.copyto(obs, lay.template)
+        unseen = lay.unseen_slice.start
+        mask = self.mask
+        for r, (n, c, i) in enumerate(zip(left, lay.counts, self._inv, strict=True)):
+            obs[r] = n * i
+            obs[unseen + r] = (c - n) * i
+            mask[r] = n > 0
+        obs[lay.seat_start + seat] = 1.0
+
+    @property
+    def done(self) -> bool:
+        return len(self.ranks) == self.layout.hand_size
+
+    def play(self, action: Any) -> int:
+        """Put a card of rank ``action`` next in the order; returns the rank played.
+
+        An action that is not an integer rank with a card left plays the lowest rank in hand
+        instead and sets :attr:`illegal`.
+        """
+        left = self.left
+        try:
+            r = operator.index(action)
+            ok = 0 <= r < self._nranks and left[r] > 0
+        except TypeError:
+            ok = False
+        if not ok:
+            r = next((i for i, n in enumerate(left) if n), -1)
+            if r < 0:
+                raise RuntimeError("the order is already complete: call reset()")
+        self.illegal = not ok
+        n = left[r] - 1
+        left[r] = n
+        obs = self.obs
+        obs[r] = n * self._inv[r]
+        obs[self._cursor + r] = 1.0
+        self._cursor += self._nranks
+        if not n:
+            self.mask[r] = False
+        self.ranks.append(r)
+        return r
+
+    def order(self) -> list[Card]:
+        """The chosen order as cards (complete orders only); consumes the per-rank card lists."""
+        by_rank = self.by_rank
+        return [by_rank[r].pop() for r in self.ranks]
