@@ -58,6 +58,7 @@ from pyanitsa.agents.protocol import BaseAgent, HandView, Mix
 from pyanitsa.agents.specs import register_scheme
 from pyanitsa.agents.warm import Warming, dummy_decision
 from pyanitsa.cards import Card
+from pyanitsa.errors import PyanitsaError
 from pyanitsa.observation import TacticalLayout, TacticalSeat
 from pyanitsa.rules import Rules
 

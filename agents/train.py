@@ -50,7 +50,7 @@ from pydantic import (
     field_validator,
 )
 
-from pyanitsa.agents.policy import MAX_LAYERS, MAX_UNITS
+from pyanitsa.agents.policy_meta import MAX_LAYERS, MAX_UNITS
 from pyanitsa.agents.protocol import Agent, BaseAgent, HandView
 from pyanitsa.agents.specs import make_agent
 from pyanitsa.cards import Card
