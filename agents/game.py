@@ -31,7 +31,7 @@ from pyanitsa.agents.guard import (
     watching_interrupts,
 )
 from pyanitsa.agents.orders import check_order
-from pyanitsa.agents.protocol import Agent, hand_view, pickup_view
+from pyanitsa.agents.protocol import Agent, check_game, hand_view, pickup_view
 from pyanitsa.agents.seeding import AgentKey, seat_rng
 from pyanitsa.agents.warm import warm_agent
 from pyanitsa.cards import Card, Seat
@@ -168,6 +168,8 @@ def play_games(rules: Rules, seatings: Sequence[Sequence[Agent]], seeds: Sequenc
     """
     if len(seatings) != len(seeds):
         raise ValueError(f"{len(seatings)} seatings for {len(seeds)} seeds")
+    for agents in {id(s): s for s in seatings}.values():
+        check_game(agents, rules, len(agents))
     out: list[Timed | None] = [None] * len(seeds)
     pending: list[tuple[int, Record, float]] = []
     with watching_interrupts():  # once for the run, not per decision (a few µs each)
@@ -258,6 +260,7 @@ def coerce_game(rules: Rules | str | Mapping[str, Any], agents: Sequence[Agent |
             raise TypeError(f"agents[{seat}]: an agent or a spec string, not "
                             f"{type(agent).__name__}")
         out.append(make_agent(agent))
+    check_game(out, rules, len(out))
     return rules, out
 
 

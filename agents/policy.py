@@ -30,6 +30,7 @@ Importing this module is cheap: torch and stable-baselines3 load only when a tor
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 from collections.abc import Sequence
@@ -246,6 +247,18 @@ class PolicyAgent(Warming, BaseAgent):
         if rules == self.rules and players == self.players:  # else every decision refuses
             dummy_decision(self, rules, players)  # sets up torch
 
+    def check_game(self, rules: Rules, players: int) -> None:
+        """Refuse rules and seats other than those the policy was trained for, naming the
+        first that differs (its inputs and actions would mean something else)."""
+        if players != self.players:
+            raise PolicyLoadError(f"agent {self.name!r} was trained for {self.players} players, "
+                                  f"not {players}")
+        for f in dataclasses.fields(self.rules):
+            mine, theirs = getattr(self.rules, f.name), getattr(rules, f.name)
+            if mine != theirs:
+                raise PolicyLoadError(f"agent {self.name!r} was trained for {f.name}: "
+                                      f"{_text(mine)}; this game has {f.name}: {_text(theirs)}")
+
     def _check(self, view: HandView) -> None:
         if view.players != self.players or view.rules != self.rules:
             raise PolicyLoadError(
@@ -297,6 +310,10 @@ class PolicyAgent(Warming, BaseAgent):
 
         with torch.no_grad():
             return action_logits(self.policy, torch.from_numpy(obs)).numpy()
+
+
+def _text(value: object) -> str:
+    return str(value) if not isinstance(value, str) else value
 
 
 def action_logits(policy: Any, obs: Any) -> Any:

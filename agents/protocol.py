@@ -130,6 +130,10 @@ class BaseAgent:
         """Many hands at once; learned agents override this to batch inference."""
         return [self.order_hand(v, r) for v, r in zip(views, rngs, strict=True)]
 
+    def check_game(self, rules: Rules, players: int) -> None:
+        """Refuse, before any game is played, a game this agent cannot play (a policy trained
+        for other rules): raise an error naming what differs. The default plays any game."""
+
     def mix(self, view: HandView) -> Mix | None:
         """The whole distribution of :meth:`order_hand` on ``view``, as ``(order,
         probability)`` pairs, when the agent knows it; None when it does not (then
@@ -188,3 +192,14 @@ def pickup_view(request: PickupRequest) -> PickupView:
         pile_sizes=tuple(len(p) for p in game.piles), in_game=tuple(game.in_game),
         known_tail=known, my_pile=tuple(game.piles[seat]), seen=tuple(seen),
         rounds=game.rounds)
+
+
+def check_game(agents: Sequence[object], rules: Rules, players: int) -> None:
+    """Each distinct agent's :meth:`BaseAgent.check_game`, if it has one: run before a game,
+    a tournament or a simulation starts, so a mismatch is one error, not a forfeit a game."""
+    seen: set[int] = set()
+    for agent in agents:
+        check = getattr(agent, "check_game", None)
+        if id(agent) not in seen and callable(check):
+            seen.add(id(agent))
+            check(rules, players)

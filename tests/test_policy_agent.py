@@ -168,3 +168,33 @@ def test_agents_import_without_torch():
     code = ("import sys; from pyanitsa.agents import make_agent; make_agent('random'); "
             "assert 'torch' not in sys.modules, 'torch imported'")
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+# -- issue 14: policies know their game ------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("fields", "says"), [
+    ({"players": 3}, "was trained for 2 players, not 3"),
+    ({"rules": {"preset": "tactical", "misere": True}},
+     "was trained for misere: False; this game has misere: True"),
+    ({"rules": {"preset": "tactical-52"}}, "was trained for deck: 36; this game has deck: 52"),
+])
+def test_a_policy_for_other_rules_is_refused_before_any_game(tmp_path, fields, says):
+    from pyanitsa.tournaments.config import TournamentConfigError, parse_config
+    from pyanitsa.tournaments.runner import run_tournament
+
+    agents = ["ppo:tactical-2p", "random", "descending"]
+    config = parse_config({"agents": agents, "rules": {"preset": "tactical"}, "deals": 2,
+                           "seed": 1, "output": str(tmp_path / "out")} | fields)
+    with pytest.raises(TournamentConfigError, match=f"agents.0.spec: agent 'ppo:tactical-2p' {says}"):
+        run_tournament(config, progress=False)
+    assert not (tmp_path / "out" / "tournament.db").exists()  # not one game, not a forfeit
+
+
+def test_play_game_refuses_a_policy_for_other_rules_in_one_error():
+    from pyanitsa.agents import play_game
+    from pyanitsa.agents.policy import PolicyLoadError
+
+    with pytest.raises(PolicyLoadError, match="misere: False; this game has misere: True"):
+        play_game({"preset": "tactical", "misere": True}, ["ppo:tactical-2p", "random"], 1)
+    assert play_game("tactical", ["ppo:tactical-2p", "random"], 1).result is not None

@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from pyanitsa.agents.protocol import check_game
 from pyanitsa.agents.seeding import AgentKey
 from pyanitsa.agents.specs import make_agent
 from pyanitsa.tournaments.anchor import anchor_index
@@ -77,10 +78,12 @@ class RunResult:
 
 
 def check_agents(config: TournamentConfig) -> None:
-    """Build every agent once here, so a bad spec fails before any worker starts."""
+    """Build every agent once here, so a bad spec, or an agent that cannot play these rules,
+    fails before any worker starts."""
+    rules = config.build_rules()
     for i, entry in enumerate(config.agents):
         try:
-            make_agent(entry.spec)
+            check_game([make_agent(entry.spec)], rules, config.players)
         except Exception as exc:
             raise TournamentConfigError(f"agents.{i}.spec: {' '.join(str(exc).split())}") \
                 from None
