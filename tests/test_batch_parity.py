@@ -9,9 +9,11 @@ import random
 import numpy as np
 import pytest
 
+from pyanitsa.batch.api import CAPPED, CYCLE, DRAW, WIN
 from pyanitsa.cards import Deck
 from pyanitsa.enumeration import enumerate_deals
 from pyanitsa.records import Record
+from pyanitsa.results import Termination
 from pyanitsa.rng import derive_seed
 from pyanitsa.rules import Rules
 
@@ -138,6 +140,11 @@ def test_agent_pickup_is_refused() -> None:
         batch.play_records([rec])
 
 
+CODES = {Termination.WIN: WIN, Termination.DRAW: DRAW, Termination.CYCLE: CYCLE,
+         Termination.CAPPED: CAPPED}
+"""The batch core's outcome code of each reference termination (tactical: win or draw)."""
+
+
 @pytest.mark.parametrize(("spec", "players"), [
     ({"preset": "war-52", "pickup_order": "winner_first"}, 2),
     ({"preset": "war-52", "pickup_order": "shuffled"}, 3),
@@ -156,8 +163,12 @@ def test_simulate_matches_reference_and_workers(spec: dict, players: int) -> Non
     for i in range(0, 600, 37):
         want = Record.dealt(rules, players, derive_seed(11, i)).play()
         assert want.rounds == one.rounds[i] and want.showdowns == one.showdowns[i]
-        assert (want.winner if rules.mode == "classic" else
-                (want.winners[0] if len(want.winners) == 1 else -1)) in (one.winner[i], None)
+        if rules.mode == "classic":
+            winner = want.winner if want.winner is not None else -1
+        else:
+            winner = want.winners[0] if len(want.winners) == 1 else -1
+        assert winner == one.winner[i]
+        assert CODES[want.outcome] == one.outcome[i]
 
 
 def test_tactical_scores_matches_reference() -> None:

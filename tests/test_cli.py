@@ -169,9 +169,14 @@ def test_demo_runs() -> None:
 
 
 def test_help_lists_the_subcommands() -> None:
+    """Each subcommand on a line of its own under COMMAND (a word in a description, "play"
+    inside "replay", does not count)."""
+    import re
+
     out = run("--help")
-    for name in ("play", "replay", "enumerate", "demo"):
-        assert name in out.stdout
+    listed = set(re.findall(r"^    ([a-z]+)(?:  |$)", out.stdout, re.M))
+    assert {"play", "replay", "enumerate", "simulate", "bench", "demo", "agents", "solve",
+            "exploit", "tournament", "report", "match", "train"} <= listed, listed
 
 
 def test_simulate_with_agents_plays_the_referees_games(capsys: pytest.CaptureFixture[str]
@@ -196,3 +201,16 @@ def test_simulate_agent_pickups_need_agents() -> None:
     out = run("simulate", "--preset", "classic-ru", "--set", "pickup_order=agent")
     assert out.returncode == 2
     assert "--agents" in out.stderr
+
+
+@pytest.mark.parametrize("engine", ["batch", "reference"])
+def test_enumerate_gives_the_published_table_for_3_ranks_4_suits(capsys, engine) -> None:
+    """Mathieu & Delahaye's figures for 3 ranks x 4 suits, natural pickup, discard: 17,370
+    deals, 360 cycles, 13.43 cards played on average, longest 37 rounds / 54 cards."""
+    assert main(["enumerate", "--deck", "ranks=3,suits=4", "--set", "pickup_order=natural",
+                 "--set", "dispute_exhausted=discard", "--engine", engine, "--json",
+                 "--no-progress"]) == 0
+    got = json.loads(capsys.readouterr().out)
+    assert (got["deals"], got["cycles"], got["capped"]) == (17_370, 360, 0)
+    assert round(got["mean_showdowns"], 2) == 13.43
+    assert (got["longest"]["rounds"], got["longest"]["showdowns"]) == (37, 54)

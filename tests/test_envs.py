@@ -343,7 +343,7 @@ def test_classic_round_cap() -> None:
 def test_classic_skips_deals_without_a_decision() -> None:
     env = ClassicEnv(players=8, seat="random")
     skipped = [env.reset(seed=s)[1]["skipped_deals"] for s in range(10)]
-    assert all(k >= 0 for k in skipped) and any(skipped)
+    assert all(type(k) is int for k in skipped) and any(skipped)
     with pytest.raises(InvalidRulesError, match="no decision"):
         ClassicEnv(rules={"deck": {"ranks": 1, "suits": 2}}).reset(seed=0)
 

@@ -3,8 +3,6 @@ the whole stack, in one process (DummyVecEnv) and in worker processes (SubprocVe
 
 from __future__ import annotations
 
-import time
-
 import gymnasium as gym
 import numpy as np
 import pytest
@@ -29,7 +27,6 @@ ENVS = {
 @pytest.mark.parametrize("vec_cls", [DummyVecEnv, SubprocVecEnv])
 @pytest.mark.parametrize("env_id", list(ENVS))
 def test_maskable_ppo_trains(env_id: str, vec_cls: type) -> None:
-    start = time.perf_counter()
     # Worker processes start fresh: the "module:id" form makes gym.make import (and so register)
     # the environments there first.
     make_id = f"pyanitsa.envs:{env_id}" if vec_cls is SubprocVecEnv else env_id
@@ -48,7 +45,6 @@ def test_maskable_ppo_trains(env_id: str, vec_cls: type) -> None:
             assert not any(info["illegal_action"] for info in infos)
     finally:
         venv.close()
-    assert time.perf_counter() - start < 60
 
 
 def test_predict_on_a_single_env() -> None:
