@@ -40,7 +40,6 @@ from typing import Any
 import numpy as np
 import yaml
 
-from pyanitsa.agents.train_callbacks import OpponentPool, make_callbacks
 from pyanitsa.agents.train_config import (
     TrainConfig,
     TrainConfigError,
@@ -48,22 +47,31 @@ from pyanitsa.agents.train_config import (
     load_config,
     parse_config,
 )
+from pyanitsa.agents.train_pool import OpponentPool
 
 
-def train(cfg: TrainConfig, *, log: Any = None) -> Path:
-    """Train a policy as ``cfg`` says; returns the run folder (``model.pt`` is in it)."""
+def train(cfg: TrainConfig, *, log: Any = None, resume: bool = False,
+          force: bool = False) -> Path:
+    """Train a policy as ``cfg`` says; returns the run folder (``model.pt`` is in it).
+
+    ``resume``: continue from the run folder's checkpoint. ``force``: overwrite an existing
+    ``export`` policy, and start over a run folder that holds an unfinished run's checkpoint.
+    A SIGINT or SIGTERM saves a checkpoint and raises :class:`TrainingStopped`.
+    """
     import torch
     from stable_baselines3.common.utils import set_random_seed
     from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
 
     import pyanitsa.envs  # noqa: F401  (registers the environments)
-    from pyanitsa.agents.policy import package_versions, policy_meta, save_policy
+    from pyanitsa.agents import train_checkpoint as ck
+    from pyanitsa.agents.policy import policy_meta
+    from pyanitsa.agents.train_callbacks import Checkpointer, Evaluator, League, Progress
     from pyanitsa.envs.tactical import TacticalEnv
 
-    log = log or (lambda msg: print(msg, file=sys.stderr))
+    log = log or _write_line
     # -- derived values --
     run = cfg.run_dir
-    run.mkdir(parents=True, exist_ok=True)
+    ckpt = _start_state(cfg, run, resume=resume, force=force)
     probe = TacticalEnv(**cfg.env.kwargs)
     rules, players = probe.rules, probe.players
     env_kwargs = {**cfg.env.kwargs, "opponents": OpponentPool(
@@ -71,77 +79,182 @@ def train(cfg: TrainConfig, *, log: Any = None) -> Path:
     subproc = cfg.vec_env == "subproc"
     # workers start fresh: "module:id" makes gym.make import (and register) the envs there
     env_id = f"pyanitsa.envs:{cfg.env.id}" if subproc else cfg.env.id
-    tb_dir = None
-    if cfg.tensorboard is True or (cfg.tensorboard == "auto" and _has_tensorboard()):
-        tb_dir = str(run / "tb")
-    lr: Any = cfg.ppo.learning_rate
-    if cfg.ppo.lr_schedule == "linear":
-        lr = lambda progress: cfg.ppo.learning_rate * progress  # noqa: E731
+    config = cfg.model_dump(mode="json")
 
-    # -- seeding --
+    # -- seeding (a resumed run takes every generator's state from its checkpoint instead) --
     torch.set_num_threads(cfg.torch_threads)
     random.seed(cfg.seed)
     np.random.seed(cfg.seed % 2**32)
     torch.manual_seed(cfg.seed)
     set_random_seed(cfg.seed)
 
-    (run / "config.yaml").write_text(yaml.safe_dump(cfg.model_dump(mode="json"),
-                                                    sort_keys=False), encoding="utf-8")
+    run.mkdir(parents=True, exist_ok=True)
+    (run / "config.yaml").write_text(yaml.safe_dump(config, sort_keys=False), encoding="utf-8")
     factories = [_env_factory(env_id, env_kwargs, cfg.seed + i) for i in range(cfg.n_envs)]
     venv = SubprocVecEnv(factories) if subproc else DummyVecEnv(factories)
     venv.seed(cfg.seed)
     try:
-        if cfg.algorithm == "MaskablePPO":
-            from sb3_contrib import MaskablePPO as Algo
-        else:
-            from stable_baselines3 import PPO as Algo
-        p = cfg.ppo
-        model = Algo("MlpPolicy", venv, learning_rate=lr, n_steps=p.n_steps,
-                     batch_size=p.batch_size, n_epochs=p.n_epochs, gamma=p.gamma,
-                     gae_lambda=p.gae_lambda, clip_range=p.clip_range, ent_coef=p.ent_coef,
-                     vf_coef=p.vf_coef, max_grad_norm=p.max_grad_norm, seed=cfg.seed,
-                     device="cpu", tensorboard_log=tb_dir, verbose=0,
-                     policy_kwargs={"net_arch": {"pi": p.net_arch, "vf": p.net_arch},
-                                    "activation_fn": getattr(torch.nn, p.activation)})
-        provenance = {"name": cfg.name, "seed": cfg.seed,
-                      "config": cfg.model_dump(mode="json")}
+        model = _build_model(cfg, venv, ckpt)
+        provenance = {"name": cfg.name, "seed": cfg.seed, "config": config}
 
         def meta_fn() -> Any:
             return policy_meta(model.policy, cfg.algorithm, rules, players,
                                {**provenance, "steps": int(model.num_timesteps)})
 
-        callbacks = make_callbacks(cfg, run, meta_fn, log)
-        evaluator = callbacks[1]
+        league, evaluator = League(cfg, run, meta_fn, log), Evaluator(cfg, run, meta_fn, log)
+        seconds = dict(ckpt["seconds"]) if ckpt else {"learn": 0.0, "sessions": 0}
+        seconds["sessions"] += 1
         start = time.perf_counter()
-        model.learn(total_timesteps=cfg.total_steps, callback=callbacks,
-                    tb_log_name=cfg.name)
-        learn_s = time.perf_counter() - start
-        pt = save_policy(model.policy, meta_fn(), run / "model.pt")
-        if cfg.save_zip:
-            model.save(run / "model.zip")
-        if cfg.export:
-            exported = save_policy(model.policy, meta_fn(), cfg.export)
-            log(f"exported the policy to {exported}")
-        final = evaluator.evaluate(cfg.eval.final_deals or cfg.eval.deals, final=True) \
-            if cfg.eval.baselines else []
+
+        def save() -> Path:
+            spent = {**seconds, "learn": seconds["learn"] + time.perf_counter() - start}
+            return ck.save_checkpoint(run, model, config, {
+                "league": league.state(), "evaluator": evaluator.state(),
+                "checkpointer": checkpointer.state()}, spent)
+
+        with ck.stop_signals() as stop:
+            checkpointer = Checkpointer(cfg.checkpoint_every, save, stop, log)
+            if ckpt:
+                _restore(ckpt, venv, league, evaluator, checkpointer)
+            model.learn(total_timesteps=cfg.total_steps - model.num_timesteps,
+                        callback=[league, evaluator, checkpointer, Progress(cfg, evaluator)],
+                        tb_log_name=cfg.name, reset_num_timesteps=ckpt is None)
+            if stop["signum"]:
+                # a signal in the last rollout: no rollout start followed to save at
+                if not checkpointer.stopped:
+                    checkpointer.saved, checkpointer.saved_step = save(), model.num_timesteps
+                raise ck.TrainingStopped(stop["signum"], checkpointer.saved_step,
+                                         checkpointer.saved)
+        learn_s = seconds["learn"] + time.perf_counter() - start
+        final = _finish(cfg, run, model, meta_fn, evaluator, force=force, log=log)
     finally:
         venv.close()
+    info = _write_run_json(cfg, run, model, learn_s, evaluator, final, league,
+                           seconds["sessions"])
+    (run / ck.CHECKPOINT).unlink(missing_ok=True)  # finished: model.zip holds the rest
+    log(f"trained {info['steps']} steps in {learn_s:.0f} s ({info['steps_per_s']:.0f} steps/s "
+        f"outside evaluation); policy: {run / 'model.pt'}")
+    return run
+
+
+def _start_state(cfg: TrainConfig, run: Path, *, resume: bool, force: bool) -> Any:
+    """The checkpoint to resume from (``None``: a fresh start), after the checks that must pass
+    before any training: an export that would overwrite, a checkpoint a fresh start would."""
+    from pyanitsa.agents import train_checkpoint as ck
+
+    if cfg.export and not force:
+        _refuse_overwrite(cfg.export)
+    if force and not resume:
+        (run / ck.CHECKPOINT).unlink(missing_ok=True)  # starting over: never resume the old one
+    found = ck.read_checkpoint(run) if resume or not force else None
+    if resume:
+        if found is None:
+            raise ck.CheckpointError(f"--resume: no checkpoint in {run} (a run that finished "
+                                     "removes it; start without --resume)")
+        ck.check_same_config(found["config"], cfg.model_dump(mode="json"), run / ck.CHECKPOINT)
+        return found
+    if found is not None:
+        raise ck.CheckpointError(f"{run} holds the checkpoint of an unfinished run (step "
+                                 f"{found['step']}): --resume to continue it, --force to "
+                                 "start over")
+    return None
+
+
+def _refuse_overwrite(stem: str) -> None:
+    existing = [p for p in (Path(stem).with_suffix(".pt"), Path(stem).with_suffix(".json"))
+                if p.exists()]
+    if existing:
+        raise TrainConfigError(f"export: {existing[0]} exists; give --force to overwrite it, "
+                               "or --set export=ANOTHER/PATH")
+
+
+def _build_model(cfg: TrainConfig, venv: Any, ckpt: dict[str, Any] | None) -> Any:
+    """A new MaskablePPO/PPO, or the checkpoint's (optimiser state and counters included)."""
+    import io
+
+    import torch
+
+    if cfg.algorithm == "MaskablePPO":
+        from sb3_contrib import MaskablePPO as Algo
+    else:
+        from stable_baselines3 import PPO as Algo
+    lr: Any = cfg.ppo.learning_rate
+    if cfg.ppo.lr_schedule == "linear":
+        lr = lambda progress: cfg.ppo.learning_rate * progress  # noqa: E731
+    if ckpt is not None:
+        # force_reset=False: the next rollout starts from the saved observations, as the
+        # interrupted run's did, instead of resetting every env
+        return Algo.load(io.BytesIO(ckpt["model"]), env=venv, device="cpu", force_reset=False,
+                         custom_objects={"learning_rate": lr})
+    tb_dir = None
+    if cfg.tensorboard is True or (cfg.tensorboard == "auto" and _has_tensorboard()):
+        tb_dir = str(cfg.run_dir / "tb")
+    p = cfg.ppo
+    return Algo("MlpPolicy", venv, learning_rate=lr, n_steps=p.n_steps,
+                batch_size=p.batch_size, n_epochs=p.n_epochs, gamma=p.gamma,
+                gae_lambda=p.gae_lambda, clip_range=p.clip_range, ent_coef=p.ent_coef,
+                vf_coef=p.vf_coef, max_grad_norm=p.max_grad_norm, seed=cfg.seed,
+                device="cpu", tensorboard_log=tb_dir, verbose=0,
+                policy_kwargs={"net_arch": {"pi": p.net_arch, "vf": p.net_arch},
+                               "activation_fn": getattr(torch.nn, p.activation)})
+
+
+def _restore(ckpt: dict[str, Any], venv: Any, league: Any, evaluator: Any,
+             checkpointer: Any) -> None:
+    from pyanitsa.agents import train_checkpoint as ck
+
+    for i, blob in enumerate(ckpt["envs"]):
+        venv.env_method("set_state", blob, indices=[i])
+    league.restore(ckpt["callbacks"]["league"])
+    evaluator.restore(ckpt["callbacks"]["evaluator"])
+    checkpointer.restore(ckpt["callbacks"]["checkpointer"])
+    # last: building the model and the callbacks drew from the global generators
+    ck.set_rng_states(ckpt["rng"])
+
+
+def _finish(cfg: TrainConfig, run: Path, model: Any, meta_fn: Any, evaluator: Any, *,
+            force: bool, log: Any) -> list[Any]:
+    """Save the policy (and export it), then the final evaluation."""
+    from pyanitsa.agents.policy import save_policy
+
+    save_policy(model.policy, meta_fn(), run / "model.pt")
+    if cfg.save_zip:
+        model.save(run / "model.zip")
+    if cfg.export:
+        if not force:  # checked before training too; another run may have exported since
+            _refuse_overwrite(cfg.export)
+        exported = save_policy(model.policy, meta_fn(), cfg.export)
+        log(f"exported the policy to {exported}")
+    return evaluator.evaluate(cfg.eval.final_deals or cfg.eval.deals, final=True) \
+        if cfg.eval.baselines else []
+
+
+def _write_run_json(cfg: TrainConfig, run: Path, model: Any, learn_s: float, evaluator: Any,
+                    final: list[Any], league: Any, sessions: int) -> dict[str, Any]:
+    from pyanitsa.agents.policy import package_versions
+
     train_s = learn_s - evaluator.seconds
     info = {
         "name": cfg.name, "seed": cfg.seed, "algorithm": cfg.algorithm,
         "steps": int(model.num_timesteps), "wall_s": round(learn_s, 1),
         "eval_s": round(evaluator.seconds, 1),
         "steps_per_s": round(model.num_timesteps / max(train_s, 1e-9), 1),
+        "sessions": sessions, "league": league.snapshots,
         "n_envs": cfg.n_envs, "vec_env": cfg.vec_env, "torch_threads": cfg.torch_threads,
         "versions": package_versions(), "python": platform.python_version(),
         "machine": f"{platform.machine()} {os.cpu_count()} cpus", "command": sys.argv,
-        "final_eval": [r.to_json() for r in final], "model": pt.name,
+        "final_eval": [r.to_json() for r in final], "model": "model.pt",
         "finished": time.strftime("%Y-%m-%d %H:%M:%S"),
     }
     (run / "run.json").write_text(json.dumps(info, indent=1) + "\n", encoding="utf-8")
-    log(f"trained {info['steps']} steps in {learn_s:.0f} s ({info['steps_per_s']:.0f} steps/s "
-        f"outside evaluation); policy: {pt}")
-    return run
+    return info
+
+
+def _write_line(msg: str) -> None:
+    from tqdm import tqdm
+
+    # tqdm.write clears the progress bar, prints the line, and redraws the bar below it
+    tqdm.write(msg, file=sys.stderr)
 
 
 def _env_factory(env_id: str, kwargs: dict[str, Any], seed: int) -> Any:
@@ -150,9 +263,12 @@ def _env_factory(env_id: str, kwargs: dict[str, Any], seed: int) -> Any:
         import gymnasium as gym
         from stable_baselines3.common.monitor import Monitor
 
+        from pyanitsa.agents.train_checkpoint import ResumableEnv, ignore_sigint_in_workers
+
+        ignore_sigint_in_workers()
         env = gym.make(env_id, **kwargs)
         env.action_space.seed(seed)
-        return Monitor(env)
+        return ResumableEnv(Monitor(env))
     return make
 
 

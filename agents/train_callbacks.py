@@ -1,11 +1,15 @@
-"""The league, evaluation and progress callbacks of ``pyanitsa train``, and the opponent pool.
+"""The callbacks of ``pyanitsa train`` (this module imports stable-baselines3: import it lazily).
 
-* :class:`OpponentPool`: the agent at every opponent seat, one member drawn by weight per hand.
-* ``League``: every ``self_play.every`` steps it freezes the learner's weights to
+* :class:`League`: every ``self_play.every`` steps it freezes the learner's weights to
   ``snapshots/step_N.pt`` and swaps every env's opponents to a new pool through
   ``vec_env.env_method("set_opponents", pool)``.
-* ``Evaluator``: duplicate matches against the baselines; ``eval.csv`` and the learning curve.
-* ``Progress``: a tqdm bar over env steps with the ETA and the last evaluation.
+* :class:`Evaluator`: duplicate matches against the baselines; ``eval.csv`` and the learning
+  curve.
+* :class:`Checkpointer`: a checkpoint every ``checkpoint_every`` steps, and one when a signal
+  asks the run to stop (:mod:`pyanitsa.agents.train_checkpoint`).
+* :class:`Progress`: a tqdm bar over env steps with the ETA and the last evaluation.
+
+Each callback that counts has ``state()`` and ``restore(state)``: a checkpoint holds them.
 """
 
 from __future__ import annotations
@@ -13,156 +17,161 @@ from __future__ import annotations
 import csv
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import numpy as np
+from stable_baselines3.common.callbacks import BaseCallback
 
-from pyanitsa.agents.protocol import Agent, BaseAgent, HandView
 from pyanitsa.agents.specs import make_agent
 from pyanitsa.agents.train_config import TrainConfig
-from pyanitsa.cards import Card
+from pyanitsa.agents.train_pool import OpponentPool
+
+Log = Callable[[str], None]
 
 
-class OpponentPool(BaseAgent):
-    """An agent that orders each hand as one pool member drawn by weight (with the game's rng).
+class League(BaseCallback):
+    """Freezes snapshots and swaps the envs' opponents."""
 
-    Pickles as its specs and weights only; members are built on first use in each process (a
-    ``ppo:`` snapshot loads its frozen weights there).
-    """
+    def __init__(self, cfg: TrainConfig, run: Path, meta_fn: Any, log: Log) -> None:
+        super().__init__()
+        self.cfg, self.run, self.meta_fn, self.log = cfg, run, meta_fn, log
+        self.next = max(cfg.self_play.start, cfg.self_play.every)
+        self.snapshots: list[str] = []
 
-    def __init__(self, entries: Sequence[tuple[str, float]]) -> None:
-        if not entries:
-            raise ValueError("an opponent pool needs at least one member")
-        self.entries = [(str(s), float(w)) for s, w in entries]
-        total = sum(w for _, w in self.entries)
-        self.probs = np.array([w / total for _, w in self.entries])
-        self._agents: list[Agent] | None = None
-        self.spec = "pool(" + ", ".join(f"{s}:{w:g}" for s, w in self.entries) + ")"
+    def state(self) -> dict[str, Any]:
+        return {"next": self.next, "snapshots": list(self.snapshots)}
 
-    def __getstate__(self) -> dict[str, Any]:
-        return {"entries": self.entries}
+    def restore(self, state: dict[str, Any]) -> None:
+        self.next, self.snapshots = state["next"], list(state["snapshots"])
 
-    def __setstate__(self, state: dict[str, Any]) -> None:
-        self.__init__(state["entries"])  # type: ignore[misc]
+    def _on_step(self) -> bool:
+        from pyanitsa.agents.policy import save_policy
 
-    @property
-    def agents(self) -> list[Agent]:
-        if self._agents is None:
-            self._agents = [make_agent(s) for s, _ in self.entries]
-        return self._agents
-
-    def order_hand(self, view: HandView, rng: np.random.Generator) -> Sequence[Card]:
-        i = int(rng.choice(len(self.entries), p=self.probs)) if len(self.entries) > 1 else 0
-        return self.agents[i].order_hand(view, rng)
-
-
-# -- callbacks ----------------------------------------------------------------------------------
+        sp, step = self.cfg.self_play, self.num_timesteps
+        if sp.every and step >= self.next:
+            self.next += sp.every
+            path = save_policy(self.model.policy, self.meta_fn(),
+                               self.run / "snapshots" / f"step_{step}.pt")
+            flag = "" if sp.deterministic else "(deterministic=False)"
+            self.snapshots = (self.snapshots + [f"ppo:{path.resolve()}{flag}"])[-sp.keep:]
+            entries = [(o.spec, o.weight) for o in self.cfg.opponents]
+            share = sp.weight / len(self.snapshots)
+            entries += [(s, share) for s in self.snapshots]
+            self.training_env.env_method("set_opponents", OpponentPool(entries))
+            self.log(f"step {step}: snapshot {path.name}; pool of {len(entries)}")
+        return True
 
 
-def _callbacks_base() -> type:
-    from stable_baselines3.common.callbacks import BaseCallback
+class Evaluator(BaseCallback):
+    """Duplicate matches against the baselines; eval.csv and learning_curve.png."""
 
-    return BaseCallback
+    def __init__(self, cfg: TrainConfig, run: Path, meta_fn: Any, log: Log) -> None:
+        super().__init__()
+        self.cfg, self.run, self.meta_fn, self.log = cfg, run, meta_fn, log
+        self.rules = meta_fn().make_rules()
+        self.next = cfg.eval.every or cfg.total_steps + 1
+        self.rows: list[dict[str, Any]] = []
+        self.latest = ""
+        self.seconds = 0.0
+        self.baselines = [make_agent(s) for s in cfg.eval.baselines]
+
+    def state(self) -> dict[str, Any]:
+        return {"next": self.next, "rows": [dict(r) for r in self.rows], "latest": self.latest,
+                "seconds": self.seconds}
+
+    def restore(self, state: dict[str, Any]) -> None:
+        self.next, self.latest, self.seconds = state["next"], state["latest"], state["seconds"]
+        self.rows = [dict(r) for r in state["rows"]]
+
+    def _on_step(self) -> bool:
+        if self.num_timesteps >= self.next:
+            self.next += self.cfg.eval.every
+            if self.num_timesteps < self.cfg.total_steps:  # the final evaluation follows
+                self.evaluate(self.cfg.eval.deals)
+        return True
+
+    def evaluate(self, deals: int, final: bool = False) -> list[Any]:
+        from pyanitsa.agents.duplicate import duplicate_match
+        from pyanitsa.agents.policy import PolicyAgent
+
+        start = time.perf_counter()
+        me = PolicyAgent(self.model.policy, self.meta_fn(), deterministic=True)
+        out = []
+        for spec, opp in zip(self.cfg.eval.baselines, self.baselines, strict=True):
+            res = duplicate_match(self.rules, me, opp, deals, self.cfg.eval.seed, label=spec)
+            out.append(res)
+            row = {"step": self.num_timesteps, "baseline": spec, "deals": res.deals,
+                   "score": round(res.score, 5), "low": round(res.low, 5),
+                   "high": round(res.high, 5), "margin": round(res.margin, 4),
+                   "final": int(final)}
+            self.rows.append(row)
+            if self.logger is not None:
+                self.logger.record(f"eval/{spec}", res.score)
+        self.seconds += time.perf_counter() - start
+        self.latest = " ".join(f"{r.opponent.split('(')[0]}={r.score:.3f}" for r in out)
+        self.log(f"step {self.num_timesteps}: eval {self.latest}")
+        write_eval(self.run, self.rows)
+        return out
 
 
-def make_callbacks(cfg: TrainConfig, run: Path, meta_fn: Any, log: Any) -> list[Any]:
-    """The league, evaluation and progress callbacks (classes built lazily: SB3 is heavy)."""
-    from pyanitsa.agents.duplicate import duplicate_match
-    from pyanitsa.agents.policy import PolicyAgent, save_policy
+class Checkpointer(BaseCallback):
+    """Saves at the start of a rollout: every ``checkpoint_every`` steps, and when ``stop``
+    holds a signal (then the run stops at its next step, which the checkpoint does not hold)."""
 
-    base = _callbacks_base()
-    rules = meta_fn().make_rules()
+    def __init__(self, every: int, save: Callable[[], Path], stop: dict[str, int],
+                 log: Log) -> None:
+        super().__init__()
+        self.every, self.save, self.stop, self.log = every, save, stop, log
+        self.next = every
+        self.saved: Path | None = None
+        self.saved_step = -1
+        self.stopped = False
 
-    class League(base):  # type: ignore[misc, valid-type]
-        """Freezes snapshots and swaps the envs' opponents."""
+    def state(self) -> dict[str, Any]:
+        return {"next": self.next}
 
-        def __init__(self) -> None:
-            super().__init__()
-            self.next = max(cfg.self_play.start, cfg.self_play.every)
-            self.snapshots: list[str] = []
+    def restore(self, state: dict[str, Any]) -> None:
+        self.next = state["next"]
 
-        def _on_step(self) -> bool:
-            sp = cfg.self_play
-            if sp.every and self.num_timesteps >= self.next:
-                self.next += sp.every
-                path = save_policy(self.model.policy, meta_fn(),
-                                   run / "snapshots" / f"step_{self.num_timesteps}.pt")
-                flag = "" if sp.deterministic else "(deterministic=False)"
-                self.snapshots = (self.snapshots + [f"ppo:{path.resolve()}{flag}"])[-sp.keep:]
-                entries = [(o.spec, o.weight) for o in cfg.opponents]
-                share = sp.weight / len(self.snapshots)
-                entries += [(s, share) for s in self.snapshots]
-                self.training_env.env_method("set_opponents", OpponentPool(entries))
-                log(f"step {self.num_timesteps}: snapshot {path.name}; pool of "
-                    f"{len(entries)}")
-            return True
+    def _on_rollout_start(self) -> None:
+        due = self.every and self.num_timesteps >= self.next
+        if due:
+            while self.next <= self.num_timesteps:
+                self.next += self.every
+        if due or self.stop["signum"]:
+            self.saved, self.saved_step = self.save(), self.num_timesteps
+        self.stopped = bool(self.stop["signum"])
 
-    class Evaluator(base):  # type: ignore[misc, valid-type]
-        """Duplicate matches against the baselines; eval.csv and learning_curve.png."""
+    def _on_step(self) -> bool:
+        return not self.stopped
 
-        def __init__(self) -> None:
-            super().__init__()
-            self.next = cfg.eval.every or cfg.total_steps + 1
-            self.rows: list[dict[str, Any]] = []
-            self.latest = ""
-            self.seconds = 0.0
-            self.baselines = [make_agent(s) for s in cfg.eval.baselines]
 
-        def _on_step(self) -> bool:
-            if self.num_timesteps >= self.next:
-                self.next += cfg.eval.every
-                if self.num_timesteps < cfg.total_steps:  # the final evaluation follows
-                    self.evaluate(cfg.eval.deals)
-            return True
+class Progress(BaseCallback):
+    """A tqdm bar over env steps with the ETA and the last evaluation."""
 
-        def evaluate(self, deals: int, final: bool = False) -> list[Any]:
-            start = time.perf_counter()
-            me = PolicyAgent(self.model.policy, meta_fn(), deterministic=True)
-            out = []
-            for spec, opp in zip(cfg.eval.baselines, self.baselines, strict=True):
-                res = duplicate_match(rules, me, opp, deals, cfg.eval.seed, label=spec)
-                out.append(res)
-                row = {"step": self.num_timesteps, "baseline": spec, "deals": res.deals,
-                       "score": round(res.score, 5), "low": round(res.low, 5),
-                       "high": round(res.high, 5), "margin": round(res.margin, 4),
-                       "final": int(final)}
-                self.rows.append(row)
-                if self.logger is not None:
-                    self.logger.record(f"eval/{spec}", res.score)
-            self.seconds += time.perf_counter() - start
-            self.latest = " ".join(f"{r.opponent.split('(')[0]}={r.score:.3f}" for r in out)
-            log(f"step {self.num_timesteps}: eval {self.latest}")
-            write_eval(run, self.rows)
-            return out
+    def __init__(self, cfg: TrainConfig, evaluator: Evaluator) -> None:
+        super().__init__()
+        self.cfg = cfg
+        self.bar: Any = None
+        self.evaluator = evaluator
 
-    class Progress(base):  # type: ignore[misc, valid-type]
-        """A tqdm bar over env steps with the ETA and the last evaluation."""
+    def _on_training_start(self) -> None:
+        from tqdm import tqdm
 
-        def __init__(self, evaluator: Any) -> None:
-            super().__init__()
-            self.bar: Any = None
-            self.evaluator = evaluator
+        # a resumed run's bar starts where the checkpoint was taken
+        self.bar = tqdm(total=self.cfg.total_steps, initial=self.num_timesteps, unit="step",
+                        unit_scale=True, dynamic_ncols=True, desc=self.cfg.name,
+                        disable=not self.cfg.progress, file=sys.stderr)
 
-        def _on_training_start(self) -> None:
-            from tqdm import tqdm
+    def _on_step(self) -> bool:
+        self.bar.update(self.num_timesteps - self.bar.n)
+        if self.evaluator.latest:
+            self.bar.set_postfix_str(self.evaluator.latest, refresh=False)
+        return True
 
-            self.bar = tqdm(total=cfg.total_steps, unit="step", unit_scale=True,
-                            dynamic_ncols=True, desc=cfg.name, disable=not cfg.progress,
-                            file=sys.stderr)
-
-        def _on_step(self) -> bool:
-            self.bar.update(self.num_timesteps - self.bar.n)
-            if self.evaluator.latest:
-                self.bar.set_postfix_str(self.evaluator.latest, refresh=False)
-            return True
-
-        def _on_training_end(self) -> None:
-            self.bar.close()
-
-    evaluator = Evaluator()
-    return [League(), evaluator, Progress(evaluator)]
+    def _on_training_end(self) -> None:
+        self.bar.close()
 
 
 def write_eval(run: Path, rows: list[dict[str, Any]]) -> None:
@@ -196,4 +205,4 @@ def write_eval(run: Path, rows: list[dict[str, Any]]) -> None:
     plt.close(fig)
 
 
-__all__ = ["OpponentPool", "make_callbacks", "write_eval"]
+__all__ = ["Checkpointer", "Evaluator", "League", "Progress", "write_eval"]

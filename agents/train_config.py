@@ -154,11 +154,15 @@ class TrainConfig(_Model):
     """torch threads; 1 is fastest on a shared two-core machine."""
     eval: EvalConfig = Field(default_factory=EvalConfig)
     ppo: PPOConfig = Field(default_factory=PPOConfig)
+    checkpoint_every: int = Field(50_000, ge=0)
+    """Save a checkpoint (``checkpoint.pkl`` in the run folder) every this many env steps, at
+    the next rollout boundary; ``pyanitsa train CONFIG --resume`` continues from it (0: only
+    when stopped by Ctrl-C or SIGTERM)."""
     out_dir: str = Field("runs/{name}", min_length=1)
     """The run folder (``{name}`` is replaced by the run's name)."""
     export: str | None = Field(None, min_length=1)
     """Also copy ``model.pt`` and ``model.json`` to this path stem (the shipped policy:
-    ``agents/policies/tactical-2p``)."""
+    ``agents/policies/tactical-2p``); an existing policy is overwritten only with ``--force``."""
     save_zip: bool = True
     """Also write the full stable-baselines3 ``model.zip`` (loading it needs trust)."""
     tensorboard: bool | Literal["auto"] = "auto"
