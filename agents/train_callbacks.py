@@ -4,7 +4,7 @@
   ``snapshots/step_N.pt`` and swaps every env's opponents to a new pool through
   ``vec_env.env_method("set_opponents", pool)``.
 * :class:`Evaluator`: duplicate matches against the baselines; ``eval.csv`` and the learning
-  curve.
+  curve (the final evaluation included).
 * :class:`Checkpointer`: a checkpoint every ``checkpoint_every`` steps, and one when a signal
   asks the run to stop (:mod:`pyanitsa.agents.train_checkpoint`).
 * :class:`Progress`: a tqdm bar over env steps with the ETA and the last evaluation.
@@ -189,14 +189,17 @@ def write_eval(run: Path, rows: list[dict[str, Any]]) -> None:
 
     fig, ax = plt.subplots(figsize=(7, 4))
     for spec in dict.fromkeys(r["baseline"] for r in rows):
-        pts = [r for r in rows if r["baseline"] == spec and not r["final"]]
-        if not pts:
-            pts = [r for r in rows if r["baseline"] == spec]
+        # the final evaluation is a point of the curve too (often with more deals), starred
+        pts = sorted((r for r in rows if r["baseline"] == spec), key=lambda r: r["step"])
         xs = [r["step"] for r in pts]
-        ax.plot(xs, [r["score"] for r in pts], marker=".", label=spec)
-        ax.fill_between(xs, [r["low"] for r in pts], [r["high"] for r in pts], alpha=0.15)
+        (line,) = ax.plot(xs, [r["score"] for r in pts], marker=".", label=spec)
+        ax.fill_between(xs, [r["low"] for r in pts], [r["high"] for r in pts], alpha=0.15,
+                        color=line.get_color())
+        last = [r for r in pts if r["final"]]
+        ax.plot([r["step"] for r in last], [r["score"] for r in last], marker="*", ms=10,
+                ls="none", color=line.get_color())
     ax.axhline(0.5, color="grey", lw=0.8, ls="--")
-    ax.set_xlabel("env steps")
+    ax.set_xlabel("env steps (*: final evaluation)")
     ax.set_ylabel("duplicate pair score (95% CI)")
     ax.set_title(f"{run.name}: evaluation against baselines")
     ax.legend(fontsize=7, loc="best")
