@@ -2,8 +2,8 @@
 
 One readable entry point, :func:`train`, in the CleanRL manner: a typed config (every field's
 docstring is its documentation; ``pyanitsa train --help-config`` prints them), derived values in
-one block, an explicit seeding block, then the loop that stable-baselines3 runs with three
-callbacks:
+one block, an explicit seeding block, then the loop that stable-baselines3 runs with four
+callbacks (:mod:`pyanitsa.agents.train_callbacks`):
 
 * :class:`League`: every ``self_play.every`` steps it freezes the learner's weights to
   ``snapshots/step_N.pt`` and swaps the opponents of every env to a new :class:`OpponentPool`
@@ -14,7 +14,9 @@ callbacks:
 * :class:`Evaluator`: every ``eval.every`` steps, duplicate matches (the same deals with the
   seats swapped, :mod:`pyanitsa.agents.duplicate`) of the current policy against each baseline;
   rows go to ``eval.csv`` and the curves to ``learning_curve.png``.
-* :class:`Progress`: a tqdm bar over env steps with the ETA and the last evaluation.
+* :class:`Checkpointer`: a checkpoint every ``checkpoint_every`` steps, and on SIGINT/SIGTERM.
+* :class:`Progress`: a tqdm bar over env steps with the ETA and the last evaluation (log lines
+  go through ``tqdm.write``, above the bar).
 
 The learner's seat is explicit: the env's ``seat`` kwarg (default ``random``, drawn at every
 reset) and the env computes the mask and the reward for that seat (tests check seat 1).
@@ -23,7 +25,8 @@ The run folder (``out_dir``) gets ``config.yaml`` (the resolved config), ``run.j
 package versions, wall time, steps/s), ``model.pt`` + ``model.json`` (the weights-only policy
 that ``ppo:OUT_DIR`` loads), ``model.zip`` (the full stable-baselines3 save; loading it
 unpickles code, so ``ppo:`` needs ``trust=True``), ``eval.csv``, ``learning_curve.png``,
-``snapshots/`` and, when tensorboard is installed, ``tb/``.
+``snapshots/``, when tensorboard is installed, ``tb/``, and while the run is unfinished
+``checkpoint.pkl`` (:mod:`pyanitsa.agents.train_checkpoint`): ``--resume`` continues from it.
 """
 
 from __future__ import annotations
