@@ -35,6 +35,7 @@ import json
 import os
 import platform
 import random
+import signal
 import sys
 import time
 from pathlib import Path
@@ -129,7 +130,13 @@ def train(cfg: TrainConfig, *, log: Any = None, resume: bool = False,
                 raise ck.TrainingStopped(stop["signum"], checkpointer.saved_step,
                                          checkpointer.saved)
         learn_s = seconds["learn"] + time.perf_counter() - start
-        final = _finish(cfg, run, model, meta_fn, evaluator, force=force, log=log)
+        # the final evaluation can be long: a Ctrl-C in it resumes from here, not from the
+        # last periodic checkpoint
+        path = save()
+        try:
+            final = _finish(cfg, run, model, meta_fn, evaluator, force=force, log=log)
+        except KeyboardInterrupt:
+            raise ck.TrainingStopped(signal.SIGINT, int(model.num_timesteps), path) from None
     finally:
         venv.close()
     info = _write_run_json(cfg, run, model, learn_s, evaluator, final, league,

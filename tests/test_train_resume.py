@@ -142,6 +142,31 @@ def stop_a_run(out: Path) -> Path:
     return out
 
 
+# A Ctrl-C during the final evaluation (after the last training step).
+SIGINT_IN_FINAL_EVAL = """
+import os, signal, sys
+from pyanitsa.agents.train_callbacks import Evaluator
+real = Evaluator.evaluate
+def evaluate(self, deals, final=False):
+    if final:
+        os.kill(os.getpid(), signal.SIGINT)
+    return real(self, deals, final)
+Evaluator.evaluate = evaluate
+from pyanitsa.cli import main
+sys.exit(main(sys.argv[1:]))
+"""
+
+
+def test_a_ctrl_c_in_the_final_evaluation_resumes_after_the_last_step(tmp_path, uninterrupted):
+    out = tmp_path / "run"
+    proc = subprocess.run([sys.executable, "-c", SIGINT_IN_FINAL_EVAL, *train_args(out)],
+                          cwd=REPO, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 130, proc.stderr
+    assert "stopped by SIGINT at step 2048" in proc.stderr.strip().splitlines()[-1]
+    assert main(train_args(out, "--resume")) == 0
+    check_same(out, uninterrupted)
+
+
 @pytest.fixture(scope="module")
 def stopped(tmp_path_factory) -> Path:
     """A run stopped by SIGINT, its checkpoint on disk (copy it before use)."""
