@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import csv
 import json
+import os
 import shlex
 import shutil
 import signal
@@ -99,6 +100,23 @@ def test_a_stopped_run_resumes_to_the_uninterrupted_run(tmp_path, uninterrupted,
     assert main(resume) == 0
     check_same(out, uninterrupted)
     assert json.loads((out / "run.json").read_text())["sessions"] == 2
+
+
+def test_ctrl_c_at_a_terminal_with_subproc_workers_resumes_too(tmp_path):
+    # a terminal's Ctrl-C goes to the whole process group, the env workers included
+    ref, out = tmp_path / "ref", tmp_path / "run"
+    sub = ["--set", "vec_env=subproc", "--set", "total_steps=1024"]
+    assert main(train_args(ref, *sub)) == 0
+    proc = subprocess.Popen([sys.executable, "-m", "pyanitsa", *train_args(out, *sub)],
+                            cwd=REPO, stderr=subprocess.PIPE, text=True,
+                            start_new_session=True)
+    wait_for(out / "checkpoint.pkl", proc)
+    os.killpg(proc.pid, signal.SIGINT)
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 130, err
+    assert main(train_args(out, *sub, "--resume")) == 0
+    assert (out / "eval.csv").read_text() == (ref / "eval.csv").read_text()
+    assert (out / "model.pt").read_bytes() == (ref / "model.pt").read_bytes()
 
 
 # The checkpoint's write is killed after its bytes are in the temp file, before the rename.
