@@ -1,0 +1,211 @@
+"""The callbacks of ``pyanitsa train`` (this module imports stable-baselines3: import it lazily).
+
+* :class:`League`: every ``self_play.every`` steps it freezes the learner's weights to
+  ``snapshots/step_N.pt`` and swaps every env's opponents to a new pool through
+  ``vec_env.env_method("set_opponents", pool)``.
+* :class:`Evaluator`: duplicate matches against the baselines; ``eval.csv`` and the learning
+  curve (the final evaluation included).
+* :class:`Checkpointer`: a checkpoint every ``checkpoint_every`` steps, and one when a signal
+  asks the run to stop (:mod:`pyanitsa.agents.train_checkpoint`).
+* :class:`Progress`: a tqdm bar over env steps with the ETA and the last evaluation.
+
+Each callback that counts has ``state()`` and ``restore(state)``: a checkpoint holds them.
+"""
+
+from __future__ import annotations
+
+import csv
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from stable_baselines3.common.callbacks import BaseCallback
+
+from pyanitsa.agents.specs import make_agent
+from pyanitsa.agents.train_config import TrainConfig
+from pyanitsa.agents.train_pool import OpponentPool
+
+Log = Callable[[str], None]
+
+
+class League(BaseCallback):
+    """Freezes snapshots and swaps the envs' opponents."""
+
+    def __init__(self, cfg: TrainConfig, run: Path, meta_fn: Any, log: Log) -> None:
+        super().__init__()
+        self.cfg, self.run, self.meta_fn, self.log = cfg, run, meta_fn, log
+        self.next = max(cfg.self_play.start, cfg.self_play.every)
+        self.snapshots: list[str] = []
+
+    def state(self) -> dict[str, Any]:
+        return {"next": self.next, "snapshots": list(self.snapshots)}
+
+    def restore(self, state: dict[str, Any]) -> None:
+        self.next, self.snapshots = state["next"], list(state["snapshots"])
+
+    def _on_step(self) -> bool:
+        from pyanitsa.agents.policy import save_policy
+
+        sp, step = self.cfg.self_play, self.num_timesteps
+        if sp.every and step >= self.next:
+            self.next += sp.every
+            path = save_policy(self.model.policy, self.meta_fn(),
+                               self.run / "snapshots" / f"step_{step}.pt")
+            flag = "" if sp.deterministic else "(deterministic=False)"
+            self.snapshots = (self.snapshots + [f"ppo:{path.resolve()}{flag}"])[-sp.keep:]
+            entries = [(o.spec, o.weight) for o in self.cfg.opponents]
+            share = sp.weight / len(self.snapshots)
+            entries += [(s, share) for s in self.snapshots]
+            self.training_env.env_method("set_opponents", OpponentPool(entries))
+            self.log(f"step {step}: snapshot {path.name}; pool of {len(entries)}")
+        return True
+
+
+class Evaluator(BaseCallback):
+    """Duplicate matches against the baselines; eval.csv and learning_curve.png."""
+
+    def __init__(self, cfg: TrainConfig, run: Path, meta_fn: Any, log: Log) -> None:
+        super().__init__()
+        self.cfg, self.run, self.meta_fn, self.log = cfg, run, meta_fn, log
+        self.rules = meta_fn().make_rules()
+        self.next = cfg.eval.every or cfg.total_steps + 1
+        self.rows: list[dict[str, Any]] = []
+        self.latest = ""
+        self.seconds = 0.0
+        self.baselines = [make_agent(s) for s in cfg.eval.baselines]
+
+    def state(self) -> dict[str, Any]:
+        return {"next": self.next, "rows": [dict(r) for r in self.rows], "latest": self.latest,
+                "seconds": self.seconds}
+
+    def restore(self, state: dict[str, Any]) -> None:
+        self.next, self.latest, self.seconds = state["next"], state["latest"], state["seconds"]
+        self.rows = [dict(r) for r in state["rows"]]
+
+    def _on_step(self) -> bool:
+        if self.num_timesteps >= self.next:
+            self.next += self.cfg.eval.every
+            if self.num_timesteps < self.cfg.total_steps:  # the final evaluation follows
+                self.evaluate(self.cfg.eval.deals)
+        return True
+
+    def evaluate(self, deals: int, final: bool = False) -> list[Any]:
+        from pyanitsa.agents.duplicate import duplicate_match
+        from pyanitsa.agents.policy import PolicyAgent
+
+        start = time.perf_counter()
+        me = PolicyAgent(self.model.policy, self.meta_fn(), deterministic=True)
+        out = []
+        for spec, opp in zip(self.cfg.eval.baselines, self.baselines, strict=True):
+            res = duplicate_match(self.rules, me, opp, deals, self.cfg.eval.seed, label=spec)
+            out.append(res)
+            row = {"step": self.num_timesteps, "baseline": spec, "deals": res.deals,
+                   "score": round(res.score, 5), "low": round(res.low, 5),
+                   "high": round(res.high, 5), "margin": round(res.margin, 4),
+                   "final": int(final)}
+            self.rows.append(row)
+            if self.logger is not None:
+                self.logger.record(f"eval/{spec}", res.score)
+        self.seconds += time.perf_counter() - start
+        self.latest = " ".join(f"{r.opponent.split('(')[0]}={r.score:.3f}" for r in out)
+        self.log(f"step {self.num_timesteps}: eval {self.latest}")
+        write_eval(self.run, self.rows)
+        return out
+
+
+class Checkpointer(BaseCallback):
+    """Saves at the start of a rollout: every ``checkpoint_every`` steps, and when ``stop``
+    holds a signal (then the run stops at its next step, which the checkpoint does not hold)."""
+
+    def __init__(self, every: int, save: Callable[[], Path], stop: dict[str, int],
+                 log: Log) -> None:
+        super().__init__()
+        self.every, self.save, self.stop, self.log = every, save, stop, log
+        self.next = every
+        self.saved: Path | None = None
+        self.saved_step = -1
+        self.stopped = False
+
+    def state(self) -> dict[str, Any]:
+        return {"next": self.next}
+
+    def restore(self, state: dict[str, Any]) -> None:
+        self.next = state["next"]
+
+    def _on_rollout_start(self) -> None:
+        due = self.every and self.num_timesteps >= self.next
+        if due:
+            while self.next <= self.num_timesteps:
+                self.next += self.every
+        if due or self.stop["signum"]:
+            self.saved, self.saved_step = self.save(), self.num_timesteps
+        self.stopped = bool(self.stop["signum"])
+
+    def _on_step(self) -> bool:
+        return not self.stopped
+
+
+class Progress(BaseCallback):
+    """A tqdm bar over env steps with the ETA and the last evaluation."""
+
+    def __init__(self, cfg: TrainConfig, evaluator: Evaluator) -> None:
+        super().__init__()
+        self.cfg = cfg
+        self.bar: Any = None
+        self.evaluator = evaluator
+
+    def _on_training_start(self) -> None:
+        from tqdm import tqdm
+
+        # a resumed run's bar starts where the checkpoint was taken
+        self.bar = tqdm(total=self.cfg.total_steps, initial=self.num_timesteps, unit="step",
+                        unit_scale=True, dynamic_ncols=True, desc=self.cfg.name,
+                        disable=not self.cfg.progress, file=sys.stderr)
+
+    def _on_step(self) -> bool:
+        self.bar.update(self.num_timesteps - self.bar.n)
+        if self.evaluator.latest:
+            self.bar.set_postfix_str(self.evaluator.latest, refresh=False)
+        return True
+
+    def _on_training_end(self) -> None:
+        self.bar.close()
+
+
+def write_eval(run: Path, rows: list[dict[str, Any]]) -> None:
+    """``eval.csv`` and ``learning_curve.png`` from every evaluation so far."""
+    if not rows:
+        return
+    with open(run / "eval.csv", "w", newline="", encoding="utf-8") as fh:
+        writer = csv.DictWriter(fh, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(7, 4))
+    for spec in dict.fromkeys(r["baseline"] for r in rows):
+        # the final evaluation is a point of the curve too (often with more deals), starred
+        pts = sorted((r for r in rows if r["baseline"] == spec), key=lambda r: r["step"])
+        xs = [r["step"] for r in pts]
+        (line,) = ax.plot(xs, [r["score"] for r in pts], marker=".", label=spec)
+        ax.fill_between(xs, [r["low"] for r in pts], [r["high"] for r in pts], alpha=0.15,
+                        color=line.get_color())
+        last = [r for r in pts if r["final"]]
+        ax.plot([r["step"] for r in last], [r["score"] for r in last], marker="*", ms=10,
+                ls="none", color=line.get_color())
+    ax.axhline(0.5, color="grey", lw=0.8, ls="--")
+    ax.set_xlabel("env steps (*: final evaluation)")
+    ax.set_ylabel("duplicate pair score (95% CI)")
+    ax.set_title(f"{run.name}: evaluation against baselines")
+    ax.legend(fontsize=7, loc="best")
+    fig.tight_layout()
+    fig.savefig(run / "learning_curve.png", dpi=100)
+    plt.close(fig)
+
+
+__all__ = ["Checkpointer", "Evaluator", "League", "Progress", "write_eval"]

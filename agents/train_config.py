@@ -1,0 +1,249 @@
+"""The typed config of ``pyanitsa train``: every field's docstring is its documentation
+(``pyanitsa train --help-config`` prints them); :func:`load_config` reads YAML plus ``--set``
+overrides and fails with one line naming the field."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    ValidationInfo,
+    field_validator,
+)
+
+from pyanitsa.agents.policy_meta import MAX_LAYERS, MAX_UNITS
+from pyanitsa.agents.specs import make_agent
+from pyanitsa.config import ConfigError, first_error, read_mapping
+from pyanitsa.errors import PyanitsaError
+
+
+class TrainConfigError(ConfigError):
+    """A training config that does not validate; the message names the field."""
+
+
+class _Model(BaseModel):
+    # allow_inf_nan: pydantic takes .nan and .inf for a float field (clip_range: .inf)
+    model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True,
+                              allow_inf_nan=False)
+
+    @field_validator("*", mode="before")
+    @classmethod
+    def _no_bool_numbers(cls, value: Any, info: ValidationInfo) -> Any:
+        # pydantic reads true as 1 for an int field: `total_steps: true` would train 1 step
+        if isinstance(value, bool) and info.field_name is not None:
+            annotation = cls.model_fields[info.field_name].annotation
+            if annotation in (int, float, int | None, float | None):
+                raise ValueError("must be a number, not true or false")
+        return value
+
+
+class OpponentEntry(_Model):
+    """One member of the opponent pool."""
+
+    spec: str = Field(min_length=1)
+    """An agent spec: ``random``, ``descending``, ``mc_search(samples=32)``, ``ppo:PATH``."""
+    weight: float = Field(1.0, gt=0)
+    """Relative probability of facing it in an episode."""
+
+    @field_validator("spec")
+    @classmethod
+    def _buildable(cls, v: str) -> str:
+        try:
+            make_agent(v)
+        except PyanitsaError as exc:
+            raise ValueError(str(exc)) from None
+        return v
+
+
+class EnvConfig(_Model):
+    """The training environment."""
+
+    id: Literal["pyanitsa/Tactical-v0"] = "pyanitsa/Tactical-v0"
+    """The Gymnasium id (ordering policies: the tactical env)."""
+    kwargs: dict[str, Any] = Field(default_factory=dict)
+    """Constructor kwargs: ``rules``, ``players``, ``seat``, ``reward``, ``engine``
+    (``opponents`` come from the pool)."""
+
+    @field_validator("kwargs")
+    @classmethod
+    def _no_opponents(cls, v: dict[str, Any]) -> dict[str, Any]:
+        if "opponents" in v:
+            raise ValueError("opponents come from the top-level 'opponents' pool, not kwargs")
+        return v
+
+
+class SelfPlayConfig(_Model):
+    """When frozen copies of the learner join the opponent pool."""
+
+    every: int = Field(0, ge=0)
+    """Freeze a snapshot every this many env steps (0: no self-play)."""
+    start: int = Field(0, ge=0)
+    """No snapshot before this many steps."""
+    keep: int = Field(4, ge=1)
+    """The most recent snapshots kept in the pool."""
+    weight: float = Field(1.0, gt=0)
+    """Pool weight shared by all snapshots (the configured opponents keep theirs)."""
+    deterministic: bool = False
+    """Whether snapshots play their most probable order (False: they sample, for variety)."""
+
+
+class EvalConfig(_Model):
+    """Periodic duplicate evaluation against named baselines."""
+
+    every: int = Field(0, ge=0)
+    """Evaluate every this many env steps (0: only at the end)."""
+    deals: int = Field(200, ge=1)
+    """Deals per baseline (each played twice, seats swapped)."""
+    final_deals: int | None = Field(None, ge=1)
+    """Deals of the final evaluation (default: ``deals``)."""
+    baselines: list[str] = Field(default_factory=lambda: ["random"])
+    """Agent specs to evaluate against."""
+    seed: int = Field(1_000_003, ge=0)
+    """Seed of the evaluation deals (the same deals at every evaluation)."""
+
+
+class PPOConfig(_Model):
+    """Hyperparameters handed to stable-baselines3."""
+
+    learning_rate: float = Field(3e-4, gt=0)
+    lr_schedule: Literal["constant", "linear"] = "constant"
+    """``linear`` decays the learning rate to zero over the run."""
+    n_steps: int = Field(256, ge=1)
+    """Steps per env per rollout."""
+    batch_size: int = Field(512, ge=2)
+    n_epochs: int = Field(4, ge=1)
+    gamma: float = Field(1.0, gt=0, le=1)
+    gae_lambda: float = Field(0.95, ge=0, le=1)
+    clip_range: float = Field(0.2, gt=0)
+    ent_coef: float = Field(0.01, ge=0)
+    vf_coef: float = Field(0.5, ge=0)
+    max_grad_norm: float = Field(0.5, gt=0)
+    net_arch: list[Annotated[int, Field(ge=1, le=MAX_UNITS)]] = Field(
+        default_factory=lambda: [128, 128], max_length=MAX_LAYERS)
+    """Hidden layers of both the policy and the value network."""
+    activation: Literal["Tanh", "ReLU"] = "Tanh"
+
+
+class TrainConfig(_Model):
+    """A training run (``pyanitsa train CONFIG.yaml --set key=value``)."""
+
+    name: str = Field("run", min_length=1)
+    """The run's name (defaults to the config file's stem)."""
+    algorithm: Literal["MaskablePPO", "PPO"] = "MaskablePPO"
+    """``MaskablePPO`` (sb3-contrib; illegal ranks masked) or ``PPO`` (the env replaces an
+    illegal rank by the lowest legal one)."""
+    env: EnvConfig = Field(default_factory=EnvConfig)
+    opponents: list[OpponentEntry] = Field(default_factory=lambda: [OpponentEntry(spec="random")],
+                                           min_length=1)
+    """The opponent pool: each episode draws one member per opponent seat by weight."""
+    self_play: SelfPlayConfig = Field(default_factory=SelfPlayConfig)
+    total_steps: int = Field(ge=1)
+    """Env steps to train (one step places one card)."""
+    n_envs: int = Field(8, ge=1, le=256)
+    vec_env: Literal["dummy", "subproc"] = "dummy"
+    """``dummy`` (all envs in this process: best on two cores) or ``subproc``."""
+    seed: int = Field(0, ge=0, le=2**32 - 1)
+    torch_threads: int = Field(1, ge=1)
+    """torch threads; 1 is fastest on a shared two-core machine."""
+    eval: EvalConfig = Field(default_factory=EvalConfig)
+    ppo: PPOConfig = Field(default_factory=PPOConfig)
+    checkpoint_every: int = Field(50_000, ge=0)
+    """Save a checkpoint (``checkpoint.pkl`` in the run folder) every this many env steps, at
+    the next rollout boundary; ``pyanitsa train CONFIG --resume`` continues from it (0: only
+    when stopped by Ctrl-C or SIGTERM)."""
+    out_dir: str = Field("runs/{name}", min_length=1)
+    """The run folder (``{name}`` is replaced by the run's name)."""
+    export: str | None = Field(None, min_length=1)
+    """Also copy ``model.pt`` and ``model.json`` to this path stem (the shipped policy:
+    ``agents/policies/tactical-2p``); an existing policy is overwritten only with ``--force``."""
+    save_zip: bool = True
+    """Also write the full stable-baselines3 ``model.zip`` (loading it needs trust)."""
+    tensorboard: bool | Literal["auto"] = "auto"
+    """TensorBoard logs in ``tb/``: ``auto`` when tensorboard is installed."""
+    progress: bool = True
+    """Show the tqdm progress bar."""
+
+    @property
+    def run_dir(self) -> Path:
+        return Path(self.out_dir.replace("{name}", self.name))
+
+
+def _check_spec(spec: str, where: str) -> None:
+    try:
+        make_agent(spec)
+    except PyanitsaError as exc:
+        raise ValueError(f"{where}: {exc}") from None
+
+
+def check_config(cfg: TrainConfig) -> None:
+    """The checks that need more than one field (run before any training)."""
+    from pyanitsa.envs.tactical import TacticalEnv
+
+    try:
+        env = TacticalEnv(**cfg.env.kwargs)
+    except (TypeError, ValueError) as exc:
+        raise TrainConfigError(f"env.kwargs: {' '.join(str(exc).split())}") from None
+    if env.players != 2 and cfg.eval.baselines:
+        raise TrainConfigError("eval.baselines: duplicate evaluation plays two-player games; "
+                               "use players: 2 or an empty list")
+    for i, spec in enumerate(cfg.eval.baselines):
+        try:
+            _check_spec(spec, f"eval.baselines.{i}")
+        except ValueError as exc:
+            raise TrainConfigError(str(exc)) from None
+    rollout = cfg.ppo.n_steps * cfg.n_envs
+    if cfg.ppo.batch_size > rollout:
+        raise TrainConfigError(f"ppo.batch_size: {cfg.ppo.batch_size} is larger than a rollout "
+                               f"(ppo.n_steps x n_envs = {rollout})")
+    if cfg.algorithm == "MaskablePPO":
+        try:
+            import sb3_contrib  # noqa: F401
+        except ImportError:
+            raise TrainConfigError("algorithm: MaskablePPO needs sb3-contrib "
+                                   "(pip install 'pyanitsa[rl]')") from None
+
+
+def parse_config(data: dict[str, Any], source: str = "config") -> TrainConfig:
+    try:
+        cfg = TrainConfig.model_validate(data)
+    except ValidationError as exc:
+        raise TrainConfigError(f"{source}: {first_error(exc)}") from None
+    check_config(cfg)
+    return cfg
+
+
+def load_config(path: str | os.PathLike[str], overrides: Sequence[str] = ()) -> TrainConfig:
+    """Read a YAML config and apply ``KEY=VALUE`` overrides (dotted paths, YAML values)."""
+    data = read_mapping(path, overrides, error=TrainConfigError)
+    return parse_config(data, source=str(path))
+
+
+def config_help() -> str:
+    """Every field with its type, default and docstring (``pyanitsa train --help-config``)."""
+    lines: list[str] = []
+
+    def walk(model: type[BaseModel], prefix: str) -> None:
+        for name, f in model.model_fields.items():
+            ann = f.annotation
+            sub = ann if isinstance(ann, type) and issubclass(ann, BaseModel) else None
+            if sub is not None:
+                walk(sub, f"{prefix}{name}.")
+                continue
+            default = "required" if f.is_required() else repr(
+                f.default_factory() if f.default_factory else f.default)  # type: ignore[call-arg]
+            doc = " ".join((f.description or "").split())
+            lines.append(f"  {prefix}{name} (default {default})" + (f": {doc}" if doc else ""))
+
+    walk(TrainConfig, "")
+    return "\n".join(lines)
+
+
+__all__ = ["TrainConfig", "TrainConfigError", "check_config", "config_help", "load_config",
+           "parse_config"]
