@@ -76,13 +76,17 @@ class Evaluator(BaseCallback):
         self.seconds = 0.0
         self.baselines = [make_agent(s) for s in cfg.eval.baselines]
 
+        self.random_exploit: dict[str, Any] | None = None
+        """``random``'s exploitability on the same deals: measured once, at the first."""
+
     def state(self) -> dict[str, Any]:
         return {"next": self.next, "rows": [dict(r) for r in self.rows], "latest": self.latest,
-                "seconds": self.seconds}
+                "seconds": self.seconds, "random_exploit": self.random_exploit}
 
     def restore(self, state: dict[str, Any]) -> None:
         self.next, self.latest, self.seconds = state["next"], state["latest"], state["seconds"]
         self.rows = [dict(r) for r in state["rows"]]
+        self.random_exploit = state.get("random_exploit")
 
     def _on_step(self) -> bool:
         if self.num_timesteps >= self.next:
@@ -108,11 +112,39 @@ class Evaluator(BaseCallback):
             self.rows.append(row)
             if self.logger is not None:
                 self.logger.record(f"eval/{spec}", res.score)
+        exploit = self.exploitability(me)
+        for row in self.rows[-len(out):]:
+            row.update(exploit)
         self.seconds += time.perf_counter() - start
         self.latest = " ".join(f"{r.opponent.split('(')[0]}={r.score:.3f}" for r in out)
+        if exploit:
+            self.latest += f" exploit={exploit['exploitability']:.2f}"
         self.log(f"step {self.num_timesteps}: eval {self.latest}")
         write_eval(self.run, self.rows)
         return out
+
+
+    def exploitability(self, me: Any) -> dict[str, float]:
+        """eval.csv's exploitability columns for the policy ``me`` (empty when not measured):
+        its exact best-response gain on the configured deals (a greedy policy lists its one
+        order), with a 95% interval, and ``random``'s lower bound on the same deals."""
+        ex = self.cfg.eval.exploit
+        if ex is None or self.rules.mode != "tactical" or self.meta_fn().players != 2:
+            return {}
+        from pyanitsa.agents.exploit import exploit_deals
+
+        def measure(agent: Any) -> dict[str, Any]:
+            return exploit_deals(self.rules, agent, deals=ex.deals, seed=ex.seed,
+                                 samples=ex.samples, fresh=ex.fresh)
+
+        if self.random_exploit is None:
+            rep = measure(make_agent("random"))
+            self.random_exploit = {"exploitability": rep["exploitability"]}
+        rep = measure(me)
+        low, high = rep["ci95"]
+        return {"exploitability": round(rep["exploitability"], 4),
+                "exploit_low": round(low, 4), "exploit_high": round(high, 4),
+                "random_exploitability": round(self.random_exploit["exploitability"], 4)}
 
 
 class Checkpointer(BaseCallback):
@@ -187,7 +219,18 @@ def write_eval(run: Path, rows: list[dict[str, Any]]) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, ax = plt.subplots(figsize=(7, 4))
+    exploits = [r for r in rows if r.get("exploitability") not in (None, "")]
+    fig, axes = plt.subplots(1, 2 if exploits else 1, figsize=(12 if exploits else 7, 4),
+                             squeeze=False)
+    _plot_scores(axes[0][0], rows, run.name)
+    if exploits:
+        _plot_exploitability(axes[0][1], exploits)
+    fig.tight_layout()
+    fig.savefig(run / "learning_curve.png", dpi=100)
+    plt.close(fig)
+
+
+def _plot_scores(ax: Any, rows: list[dict[str, Any]], name: str) -> None:
     for spec in dict.fromkeys(r["baseline"] for r in rows):
         # the final evaluation is a point of the curve too (often with more deals), starred
         pts = sorted((r for r in rows if r["baseline"] == spec), key=lambda r: r["step"])
@@ -201,11 +244,27 @@ def write_eval(run: Path, rows: list[dict[str, Any]]) -> None:
     ax.axhline(0.5, color="grey", lw=0.8, ls="--")
     ax.set_xlabel("env steps (*: final evaluation)")
     ax.set_ylabel("duplicate pair score (95% CI)")
-    ax.set_title(f"{run.name}: evaluation against baselines")
+    ax.set_title(f"{name}: evaluation against baselines")
     ax.legend(fontsize=7, loc="best")
-    fig.tight_layout()
-    fig.savefig(run / "learning_curve.png", dpi=100)
-    plt.close(fig)
+
+
+def _plot_exploitability(ax: Any, rows: list[dict[str, Any]]) -> None:
+    """One point per evaluation (its rows repeat it once per baseline), with random's."""
+    per_step = {(r["step"], r["final"]): r for r in rows}
+    pts = sorted(per_step.values(), key=lambda r: (r["step"], r["final"]))
+    xs = [r["step"] for r in pts]
+    ax.plot(xs, [float(r["exploitability"]) for r in pts], marker=".", label="policy (greedy)")
+    ax.fill_between(xs, [float(r["exploit_low"]) for r in pts],
+                    [float(r["exploit_high"]) for r in pts], alpha=0.15)
+    ax.axhline(float(pts[0]["random_exploitability"]), color="grey", lw=0.8, ls="--",
+               label="uniform random (lower bound)")
+    last = [r for r in pts if r["final"]]
+    ax.plot([r["step"] for r in last], [float(r["exploitability"]) for r in last],
+            marker="*", ms=10, ls="none", color="tab:blue")
+    ax.set_xlabel("env steps (*: final evaluation)")
+    ax.set_ylabel("exploitability, cards a game (95% CI)")
+    ax.set_title("what a best response gains (lower is stronger)")
+    ax.legend(fontsize=7, loc="best")
 
 
 __all__ = ["Checkpointer", "Evaluator", "League", "Progress", "write_eval"]

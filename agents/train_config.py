@@ -94,6 +94,21 @@ class SelfPlayConfig(_Model):
     """Whether snapshots play their most probable order (False: they sample, for variety)."""
 
 
+class ExploitEvalConfig(_Model):
+    """The greedy policy's full-deal exploitability at every evaluation (``pyanitsa
+    exploit``'s measure: what a best response gains, in cards a game), beside uniform
+    ``random``'s on the same deals. Two-player tactical runs only."""
+
+    deals: int = Field(8, ge=1, le=10_000)
+    """Deals (the same at every evaluation; both seats of each)."""
+    samples: int = Field(32, ge=1, le=100_000)
+    """For ``random`` (sampled): calls per deal and seat to fit the best response on."""
+    fresh: int = Field(64, ge=1, le=100_000)
+    """For ``random``: further calls that score it (an unbiased lower bound)."""
+    seed: int = Field(0, ge=0, le=2**64 - 1)
+    """Seed of the deals, as ``pyanitsa exploit --seed``."""
+
+
 class EvalConfig(_Model):
     """Periodic duplicate evaluation against named baselines."""
 
@@ -107,6 +122,8 @@ class EvalConfig(_Model):
     """Agent specs to evaluate against."""
     seed: int = Field(1_000_003, ge=0)
     """Seed of the evaluation deals (the same deals at every evaluation)."""
+    exploit: ExploitEvalConfig | None = Field(default_factory=ExploitEvalConfig)
+    """Exploitability at every evaluation, into eval.csv and the learning curve; null: none."""
 
 
 class PPOConfig(_Model):

@@ -146,3 +146,31 @@ def test_cli_smoke_trains_saves_reloads_and_plays_a_tournament_game(tmp_path):
                                         {"name": "random", "spec": "random"}]})
     result = run_tournament(cfg)
     assert result.played == 2  # one deal, seats swapped
+
+
+def test_eval_csv_tracks_exploitability_beside_random(tmp_path):
+    """Issue 14: every evaluation writes the policy's full-deal exploitability (exact: the
+    greedy policy lists its order) and random's on the same deals; the final row is exactly
+    `pyanitsa exploit` of the exported model, and the curve has its panel."""
+    from pyanitsa.agents.exploit import exploit_deals
+    from pyanitsa.rules import preset
+
+    out = tmp_path / "run"
+    assert main(["train", str(SMOKE), "--quiet", "--set", f"out_dir={out}",
+                 "--set", "total_steps=512", "--set", "eval.every=256",
+                 "--set", "eval.exploit.deals=3"]) == 0
+    rows = list(csv.DictReader((out / "eval.csv").open()))
+    assert sorted({int(r["step"]) for r in rows}) == [256, 512]
+    final = [r for r in rows if r["final"] == "1"]
+    got = exploit_deals(preset("tactical"), make_agent(f"ppo:{out}"), deals=3, seed=0,
+                        samples=8, fresh=16)
+    assert got["method"] == "exact"
+    for r in final:
+        assert float(r["exploitability"]) == round(got["exploitability"], 4)
+        assert float(r["exploit_low"]) <= float(r["exploitability"]) <= float(r["exploit_high"])
+    rnd = exploit_deals(preset("tactical"), make_agent("random"), deals=3, seed=0, samples=8,
+                        fresh=16)
+    assert {float(r["random_exploitability"]) for r in rows} == {round(rnd["exploitability"], 4)}
+    assert main(["train", str(SMOKE), "--quiet", "--force", "--set", f"out_dir={out}",
+                 "--set", "total_steps=256", "--set", "eval.exploit=null"]) == 0
+    assert "exploitability" not in (out / "eval.csv").read_text().splitlines()[0]
