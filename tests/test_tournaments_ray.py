@@ -94,7 +94,8 @@ def test_an_actor_dying_in_a_decision_is_replayed_then_forfeited(ray_cluster, tm
     assert len(rows) == 4
     crashing = [r for r in rows if r.seats[1] == 1]  # Crashing in seat 1: its forfeit
     assert [(r.forfeit_seat, r.forfeit_kind) for r in crashing] == [(1, "error")] * 2
-    assert all("twice" in r.forfeit_reason for r in crashing)
+    assert all("twice" in r.forfeit_reason and "(its Ray actor is gone)" in r.forfeit_reason
+               for r in crashing)
     assert all(r.forfeit_kind is None for r in rows if r.seats[1] == 0)
     kinds = [(e["what"], e["seat"], e["action"]) for e in events if e["event"] == "worker"]
     assert kinds == [("error", 1, "replay"), ("error", 1, "forfeit")] * 2

@@ -184,7 +184,7 @@ class LocalBackend:
             out.extend(self._drain(wid))
             w = self._get(wid)
             w.process.join(1)
-            out.append(("died", wid, w.process.exitcode, self.snapshot(wid)))
+            out.append(("died", wid, f"exit code {w.process.exitcode}", self.snapshot(wid)))
         return out
 
     def _drain(self, wid: int) -> list[Message]:

@@ -189,7 +189,7 @@ class RayBackend:
             except RayActorError:
                 if wid not in dead:
                     dead.add(wid)
-                    out.append(("died", wid, None, self._last_status(wid)))
+                    out.append(("died", wid, "its Ray actor is gone", self._last_status(wid)))
             except RayTaskError as exc:
                 out.append(("failed", wid, chunk, str(exc)))
         return out

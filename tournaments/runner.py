@@ -367,7 +367,7 @@ class _Run:
                     raise TournamentError(f"worker {wid} failed: {message[3].strip()}")
                 elif kind == "died":
                     self._lost(backend, wid, inflight, message[3], "error",
-                               f"worker process died (exit code {message[2]})")
+                               f"worker process died ({message[2]})")
                     backend.restart(wid)
             if kill_after is not None and time.monotonic() - last_check >= check_every:
                 last_check = time.monotonic()
