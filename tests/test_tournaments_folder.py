@@ -311,28 +311,19 @@ def test_deaths_no_agent_caused_stop_the_run_only_when_they_repeat_on_one_game(
 def test_a_real_worker_killed_mid_decision_is_replayed_not_forfeited(tmp_path):
     """os.kill on a worker process while its agent decides (every decision sleeps)."""
     import multiprocessing
-    import threading
 
     from pyanitsa.tournaments.runner import run_tournament
 
     slow = tiny(tmp_path, "slow", agents=[A("Slow(delay=0.1)", "slow"), A("Weak")], deals=4,
                 workers=1)
-    first_game = threading.Event()
-    events = []
+    from kill_timing import kill_in_next_decision
 
-    def sink(event):
-        events.append(event)
-        if event["event"] == "game":
-            first_game.set()
-
-    def killer():
-        assert first_game.wait(60)
-        time.sleep(0.05)  # well inside the next decision
+    def kill():
         [worker] = [p for p in multiprocessing.active_children()
                     if p.name == "pyanitsa-tournament-worker"]
         os.kill(worker.pid, signal.SIGKILL)
 
-    thread = threading.Thread(target=killer)
+    events, sink, thread = kill_in_next_decision(kill)
     thread.start()
     run_tournament(slow, events=sink, poll=0.05)
     thread.join()

@@ -105,8 +105,6 @@ def test_an_actor_killed_with_ray_kill_mid_decision_is_replayed(ray_cluster, tmp
                                                                  monkeypatch):
     """``ray.kill`` of an actor from outside while Slow decides: the game is replayed in a
     fresh actor, nobody forfeits, and the games are those of a clean run."""
-    import threading
-    import time
 
     from pyanitsa.tournaments import ray_backend
 
@@ -124,20 +122,10 @@ def test_an_actor_killed_with_ray_kill_mid_decision_is_replayed(ray_cluster, tmp
     slow = parse_config({**base, "backend": "ray", "output": str(tmp_path / "slow"),
                          "agents": [{"name": "slow", "spec": "tournament_agents:Slow(delay=0.1)"},
                                     {"name": "weak", "spec": "tournament_agents:Weak"}]})
-    first_game = threading.Event()
-    events = []
+    from kill_timing import kill_in_next_decision
 
-    def sink(event):
-        events.append(event)
-        if event["event"] == "game":
-            first_game.set()
-
-    def killer():
-        assert first_game.wait(60)
-        time.sleep(0.05)  # well inside the next decision
-        ray.kill(backends[0].actors[0], no_restart=True)
-
-    thread = threading.Thread(target=killer)
+    events, sink, thread = kill_in_next_decision(
+        lambda: ray.kill(backends[0].actors[0], no_restart=True))
     thread.start()
     key = new_key()
     run_tournament(slow, events=sink, poll=0.05, key=key)

@@ -10,7 +10,6 @@ import os
 import shlex
 import signal
 import sys
-import threading
 import time
 import uuid
 from pathlib import Path
@@ -154,23 +153,16 @@ def test_a_worker_killed_mid_decision_takes_its_bot_along_and_the_game_is_replay
     agents = [{"name": "slow", "spec": "tournament_agents:Slow(delay=0.1)"},
               {"name": "immortal", "spec": immortal(marker)}]
     c = config(tmp_path, backend, agents, deals=4, workers=1)
-    first_game = threading.Event()
-    events = []
+    from kill_timing import kill_in_next_decision
+
     victims = []
 
-    def sink(event):
-        events.append(event)
-        if event["event"] == "game":
-            first_game.set()
-
-    def killer():
-        assert first_game.wait(60)
-        time.sleep(0.05)  # well inside the next decision
+    def kill():
         [worker] = _worker_pids(backend)
         victims.append(processes_with(marker))
         os.kill(worker, signal.SIGKILL)
 
-    thread = threading.Thread(target=killer)
+    events, sink, thread = kill_in_next_decision(kill)
     thread.start()
     run_tournament(c, events=sink, poll=0.05)
     thread.join()
