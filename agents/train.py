@@ -63,6 +63,7 @@ def train(cfg: TrainConfig, *, log: Any = None, resume: bool = False,
     A SIGINT or SIGTERM saves a checkpoint and raises :class:`TrainingStopped`.
     """
     import torch
+    from stable_baselines3.common.logger import Logger
     from stable_baselines3.common.utils import set_random_seed
     from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
 
@@ -120,6 +121,8 @@ def train(cfg: TrainConfig, *, log: Any = None, resume: bool = False,
             checkpointer = Checkpointer(cfg.checkpoint_every, save, stop, log)
             if ckpt:
                 _restore(ckpt, venv, league, evaluator, checkpointer)
+            if model.tensorboard_log is None:  # else SB3 makes an empty SB3-<time> temp folder
+                model.set_logger(Logger(folder=None, output_formats=[]))
             model.learn(total_timesteps=cfg.total_steps - model.num_timesteps,
                         callback=[league, evaluator, checkpointer, Progress(cfg, evaluator)],
                         tb_log_name=cfg.name, reset_num_timesteps=ckpt is None)

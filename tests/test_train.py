@@ -174,3 +174,17 @@ def test_eval_csv_tracks_exploitability_beside_random(tmp_path):
     assert main(["train", str(SMOKE), "--quiet", "--force", "--set", f"out_dir={out}",
                  "--set", "total_steps=256", "--set", "eval.exploit=null"]) == 0
     assert "exploitability" not in (out / "eval.csv").read_text().splitlines()[0]
+
+
+def test_training_leaves_no_empty_sb3_folder_in_the_temp_dir(tmp_path, monkeypatch):
+    """Without tensorboard, stable-baselines3 would make an empty SB3-<time> folder in the temp
+    dir for every run (hundreds of them after a test suite); the run logs nowhere instead."""
+    import tempfile
+
+    temp = tmp_path / "tmp"
+    temp.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(temp))
+    assert main(["train", str(SMOKE), "--quiet", "--set", f"out_dir={tmp_path / 'run'}",
+                 "--set", "total_steps=256", "--set", "tensorboard=false",
+                 "--set", "eval.exploit=null"]) == 0
+    assert not list(temp.glob("SB3-*"))
