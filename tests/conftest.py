@@ -1,11 +1,21 @@
 """Shared fixtures: locations of the cross-project files in ``../shared``, torch on one thread
-for the tests that train, and the benchmark scripts as modules."""
+for the tests that train, and the benchmark scripts as modules.
+
+The tests of Ctrl-C send SIGINT, to this process and to the commands they start. A suite run
+in the background of a shell without job control (``nohup bash script &``) inherits SIGINT
+ignored, and every child would inherit that too: the suite takes Ctrl-C back first, so those
+tests test pyanitsa, not how the suite was started.
+"""
 
 import importlib.util
+import signal
 import sys
 from pathlib import Path
 
 import pytest
+
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 SHARED_DIR = REPO_ROOT.parent / "shared"
