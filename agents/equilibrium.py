@@ -44,8 +44,8 @@ import numpy as np
 from pyanitsa.agents.lazy import lazy_module
 from pyanitsa.agents.protocol import BaseAgent, HandView
 from pyanitsa.agents.search import cards_for_ranks
-from pyanitsa.agents.specs import make_agent, register
-from pyanitsa.agents.warm import Warming, warm_agent
+from pyanitsa.agents.specs import register
+from pyanitsa.agents.warm import FallingBack
 from pyanitsa.agents.zero_sum import (
     OBJECTIVES,
     STREAM_CHUNK,
@@ -244,7 +244,7 @@ def expected_scores(rules: Rules, a: np.ndarray, x: np.ndarray, b: np.ndarray,
 
 
 @register("equilibrium")
-class EquilibriumAgent(Warming, BaseAgent):
+class EquilibriumAgent(FallingBack, BaseAgent):
     """Plays the exact equilibrium mix over rank orders of a two-player deal (LP, HiGHS);
     falls back to mc_search when the opponent's hand is unknown or the game is too large.
 
@@ -262,16 +262,13 @@ class EquilibriumAgent(Warming, BaseAgent):
         self.max_orders = max_orders
         self.objective = objective
         self.fallback_spec = fallback
-        self._fallback: Any = None
         self.last_info: dict[str, Any] = {}
         """What the last decision did: the solved value and support, or why it fell back."""
 
     def warm(self, rules: Rules, players: int) -> None:
         if rules.mode != "tactical":
             return
-        if self._fallback is None:  # built now, so its own first decision is warm too
-            self._fallback = make_agent(self.fallback_spec)
-        warm_agent(self._fallback, rules, players)
+        self.warm_fallback(rules, players)
         if players == 2:
             warm_up()
 
@@ -294,12 +291,10 @@ class EquilibriumAgent(Warming, BaseAgent):
         start = time.perf_counter()
         reason = self.why_not(view)
         if reason is not None:
-            if self._fallback is None:
-                self._fallback = make_agent(self.fallback_spec)
-            order = list(self._fallback.order_hand(view, rng))
+            order = list(self.fallback.order_hand(view, rng))
             self.last_info = {"agent": "equilibrium", "solved": False,
                               "fallback": self.fallback_spec, "reason": reason,
-                              "fallback_info": dict(getattr(self._fallback, "last_info", {})),
+                              "fallback_info": dict(getattr(self.fallback, "last_info", {})),
                               "ms": (time.perf_counter() - start) * 1000.0}
             return order
         mine = view.hand_ranks()

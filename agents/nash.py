@@ -30,8 +30,8 @@ import numpy as np
 from pyanitsa.agents.lazy import lazy_module
 from pyanitsa.agents.protocol import BaseAgent, HandView, Mix
 from pyanitsa.agents.search import cards_for_ranks
-from pyanitsa.agents.specs import make_agent, register
-from pyanitsa.agents.warm import Warming, dummy_decision, warm_agent
+from pyanitsa.agents.specs import register
+from pyanitsa.agents.warm import FallingBack, dummy_decision
 from pyanitsa.cards import Card
 from pyanitsa.ranks import rank_table
 from pyanitsa.rules import Rules
@@ -95,7 +95,7 @@ def states_of(counts: np.ndarray) -> int:
 
 
 @register("nash")
-class NashAgent(Warming, BaseAgent):
+class NashAgent(FallingBack, BaseAgent):
     """Approximate equilibrium of the dealt two-player game (CFR+ over behaviour strategies),
     sampled; falls back to ``fallback`` (default ``random``) with 3+ players, cards set aside
     or hands over ``max_states``.
@@ -111,22 +111,19 @@ class NashAgent(Warming, BaseAgent):
         self.iterations = iterations
         self.max_states = max_states
         self.fallback_spec = fallback
-        self._fallback: Any = None
         self.last_info: dict[str, Any] = {}
         """What the last decision did: the solve's size and time, or why it fell back."""
 
     def warm(self, rules: Rules, players: int) -> None:
         if rules.mode != "tactical":
             return
-        if self._fallback is None:  # built now, so its own first decision is warm too
-            self._fallback = make_agent(self.fallback_spec)
-        warm_agent(self._fallback, rules, players)
+        self.warm_fallback(rules, players)
         dummy_decision(self.lite(), rules, players)
 
     def lite(self) -> NashAgent:
         """One CFR+ iteration: the same kernels, a few milliseconds."""
         lite = NashAgent(iterations=1, max_states=self.max_states, fallback=self.fallback_spec)
-        lite._fallback = self._fallback
+        lite._fallback = self.fallback
         return lite
 
     def why_not(self, view: HandView) -> str | None:
@@ -152,11 +149,9 @@ class NashAgent(Warming, BaseAgent):
         start = time.perf_counter()
         reason = self.why_not(view)
         if reason is not None:
-            if self._fallback is None:
-                self._fallback = make_agent(self.fallback_spec)
             self.last_info = {"agent": "nash", "solved": False, "reason": reason,
                               "fallback": self.fallback_spec}
-            return list(self._fallback.order_hand(view, rng))
+            return list(self.fallback.order_hand(view, rng))
         deal, seat = self.strategy(view)
         us = rng.random((1, view.hand_size))
         order = nk.sample_orders(deal.avg[seat], deal.counts[seat], us)[0]

@@ -27,6 +27,7 @@ from typing import Any
 import numpy as np
 
 from pyanitsa.agents.protocol import hand_view, pickup_view
+from pyanitsa.agents.specs import make_agent
 from pyanitsa.classic import ClassicGame, PickupRequest
 from pyanitsa.dealing import deal
 from pyanitsa.rng import Rng
@@ -80,8 +81,26 @@ class Warming:
         return self
 
 
-class _Stop(Exception):  # noqa: N818 - ends the warm-up game, not an error
-    pass
+class FallingBack(Warming):
+    """Mixin of the agents that hand some decisions to another agent, named by
+    ``fallback_spec``: it is built once, at the first decision that needs it or at warm-up
+    (then that decision is warm too)."""
+
+    fallback_spec: str
+    _fallback: Any = None
+
+    @property
+    def fallback(self) -> Any:
+        if self._fallback is None:
+            self._fallback = make_agent(self.fallback_spec)
+        return self._fallback
+
+    def warm_fallback(self, rules: Rules, players: int) -> None:
+        warm_agent(self.fallback, rules, players)
+
+
+class _Stop(Exception):  # noqa: N818
+    """Ends the warm-up game (not an error)."""
 
 
 def dummy_decision(agent: Any, rules: Rules, players: int) -> None:
