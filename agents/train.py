@@ -62,10 +62,7 @@ def train(cfg: TrainConfig, *, log: Any = None, resume: bool = False,
     ``export`` policy, and start over a run folder that holds an unfinished run's checkpoint.
     A SIGINT or SIGTERM saves a checkpoint and raises :class:`TrainingStopped`.
     """
-    import torch
     from stable_baselines3.common.logger import Logger
-    from stable_baselines3.common.utils import set_random_seed
-    from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
 
     import pyanitsa.envs  # noqa: F401  (registers the environments)
     from pyanitsa.agents import train_checkpoint as ck
@@ -74,30 +71,14 @@ def train(cfg: TrainConfig, *, log: Any = None, resume: bool = False,
     from pyanitsa.envs.tactical import TacticalEnv
 
     log = log or _write_line
-    # -- derived values --
     run = cfg.run_dir
     ckpt = _start_state(cfg, run, resume=resume, force=force)
     probe = TacticalEnv(**cfg.env.kwargs)
     rules, players = probe.rules, probe.players
-    env_kwargs = {**cfg.env.kwargs, "opponents": OpponentPool(
-        [(o.spec, o.weight) for o in cfg.opponents])}
-    subproc = cfg.vec_env == "subproc"
-    # workers start fresh: "module:id" makes gym.make import (and register) the envs there
-    env_id = f"pyanitsa.envs:{cfg.env.id}" if subproc else cfg.env.id
     config = cfg.model_dump(mode="json")
-
-    # -- seeding (a resumed run takes every generator's state from its checkpoint instead) --
-    torch.set_num_threads(cfg.torch_threads)
-    random.seed(cfg.seed)
-    np.random.seed(cfg.seed % 2**32)
-    torch.manual_seed(cfg.seed)
-    set_random_seed(cfg.seed)
-
     run.mkdir(parents=True, exist_ok=True)
     (run / "config.yaml").write_text(yaml.safe_dump(config, sort_keys=False), encoding="utf-8")
-    factories = [_env_factory(env_id, env_kwargs, cfg.seed + i) for i in range(cfg.n_envs)]
-    venv = SubprocVecEnv(factories) if subproc else DummyVecEnv(factories)
-    venv.seed(cfg.seed)
+    venv = _seeded_envs(cfg)
     try:
         model = _build_model(cfg, venv, ckpt)
         provenance = {"name": cfg.name, "seed": cfg.seed, "config": config}
@@ -148,6 +129,29 @@ def train(cfg: TrainConfig, *, log: Any = None, resume: bool = False,
     log(f"trained {info['steps']} steps in {learn_s:.0f} s ({info['steps_per_s']:.0f} steps/s "
         f"outside evaluation); policy: {run / 'model.pt'}")
     return run
+
+
+def _seeded_envs(cfg: TrainConfig) -> Any:
+    """Every generator seeded from ``cfg.seed`` (a resumed run then takes their states from
+    its checkpoint), and the vectorised envs started."""
+    import torch
+    from stable_baselines3.common.utils import set_random_seed
+    from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
+
+    torch.set_num_threads(cfg.torch_threads)
+    random.seed(cfg.seed)
+    np.random.seed(cfg.seed % 2**32)
+    torch.manual_seed(cfg.seed)
+    set_random_seed(cfg.seed)
+    env_kwargs = {**cfg.env.kwargs, "opponents": OpponentPool(
+        [(o.spec, o.weight) for o in cfg.opponents])}
+    subproc = cfg.vec_env == "subproc"
+    # workers start fresh: "module:id" makes gym.make import (and register) the envs there
+    env_id = f"pyanitsa.envs:{cfg.env.id}" if subproc else cfg.env.id
+    factories = [_env_factory(env_id, env_kwargs, cfg.seed + i) for i in range(cfg.n_envs)]
+    venv = SubprocVecEnv(factories) if subproc else DummyVecEnv(factories)
+    venv.seed(cfg.seed)
+    return venv
 
 
 def _start_state(cfg: TrainConfig, run: Path, *, resume: bool, force: bool) -> Any:
