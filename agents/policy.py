@@ -20,10 +20,11 @@ Saved policies (written by ``pyanitsa train``):
 
 Spec forms: ``ppo:PATH`` with ``PATH`` a ``.pt`` file, its stem (``runs/x/model``), a run
 folder (its ``model.pt``), a ``.zip`` (with ``trust=True``), or a bundled name from
-``pyanitsa/agents/policies/`` (``ppo:tactical-2p``). Parameters: ``deterministic`` (default
-True: the most probable legal rank; False samples from the policy with the agent's rng),
-``trust``, and ``backend``: ``auto`` (default: numpy when the ``.npz`` is there, else torch),
-``numpy`` or ``torch``.
+``pyanitsa/agents/policies/`` (``ppo:tactical-2p``). Parameters: ``greedy`` (default False:
+each rank is sampled from the policy with the agent's seeded rng, so the same seed gives the
+same order on either backend; True: the most probable legal rank, one order a hand, which
+``mix`` lists), ``deterministic`` (its older name, still accepted), ``trust``, and ``backend``:
+``auto`` (default: numpy when the ``.npz`` is there, else torch), ``numpy`` or ``torch``.
 
 Importing this module is cheap: torch and stable-baselines3 load only when a torch policy does.
 """
@@ -226,10 +227,12 @@ def _load_zip(p: Path) -> tuple[Any, PolicyMeta]:
 class PolicyAgent(Warming, BaseAgent):
     """Plays tactical hands from a policy network trained on ``pyanitsa/Tactical-v0``."""
 
-    def __init__(self, policy: Any, meta: PolicyMeta, *, deterministic: bool = True) -> None:
+    def __init__(self, policy: Any, meta: PolicyMeta, *, greedy: bool | None = None,
+                 deterministic: bool | None = None) -> None:
         self.policy = policy
         self.meta = meta
-        self.deterministic = deterministic
+        self.greedy = _greedy(greedy, deterministic)
+        """Play the most probable order (else sample it: the default, issue 14)."""
         self.rules = meta.make_rules()
         self.players = meta.players
         self.layout = TacticalLayout(self.rules, self.players)
@@ -240,8 +243,10 @@ class PolicyAgent(Warming, BaseAgent):
 
     @classmethod
     def load(cls, path: str | os.PathLike[str], *, trust: bool = False,
-             deterministic: bool = True, backend: str = "auto") -> PolicyAgent:
-        return load_agent(str(path), trust=trust, deterministic=deterministic, backend=backend)
+             greedy: bool | None = None, deterministic: bool | None = None,
+             backend: str = "auto") -> PolicyAgent:
+        return load_agent(str(path), trust=trust, greedy=greedy, deterministic=deterministic,
+                          backend=backend)
 
     def warm(self, rules: Rules, players: int) -> None:
         if rules == self.rules and players == self.players:  # else every decision refuses
@@ -272,7 +277,7 @@ class PolicyAgent(Warming, BaseAgent):
     def mix(self, view: HandView) -> Mix | None:
         """The greedy policy's one order (None when it samples: its distribution is the
         network's, not listed)."""
-        if not self.deterministic:
+        if not self.greedy:
             return None
         return [(tuple(self.order_hand(view, np.random.default_rng(0))), 1.0)]
 
@@ -294,7 +299,7 @@ class PolicyAgent(Warming, BaseAgent):
                 obs[i] = s.obs
                 masks[i] = s.mask
             logits = np.where(masks, self.logits(obs), -np.inf)
-            if self.deterministic:
+            if self.greedy:
                 actions = logits.argmax(axis=1)
             else:
                 actions = [_sample(row, rng) for row, rng in zip(logits, rngs, strict=True)]
@@ -330,11 +335,23 @@ def _sample(logits: np.ndarray, rng: np.random.Generator) -> int:
     return int(rng.choice(len(p), p=p))
 
 
+def _greedy(greedy: bool | None, deterministic: bool | None) -> bool:
+    """``greedy``, or ``deterministic``: its name when greedy play was the default, which
+    specs and configs written then still use. Sampling unless one of them asks."""
+    for name, value in (("greedy", greedy), ("deterministic", deterministic)):
+        if value is not None and not isinstance(value, bool):
+            raise ValueError(f"{name}: {value!r} is not True or False")
+    if greedy is not None and deterministic is not None and greedy != deterministic:
+        raise ValueError(f"greedy={greedy} and deterministic={deterministic} disagree "
+                         f"(deterministic is the older name of greedy: give one)")
+    return bool(greedy if greedy is not None else deterministic)
+
+
 _CACHE: dict[tuple[str, float, bool, str], tuple[Any, PolicyMeta]] = {}
 
 
-def load_agent(arg: str, *, trust: bool = False, deterministic: bool = True,
-               backend: str = "auto") -> PolicyAgent:
+def load_agent(arg: str, *, trust: bool = False, greedy: bool | None = None,
+               deterministic: bool | None = None, backend: str = "auto") -> PolicyAgent:
     """The ``ppo:`` scheme's loader (a file's network is loaded once per process)."""
     if backend not in BACKENDS:
         raise ValueError(f"backend: {backend!r} is not one of {', '.join(BACKENDS)}")
@@ -348,17 +365,23 @@ def load_agent(arg: str, *, trust: bool = False, deterministic: bool = True,
         _CACHE[key] = (load_numpy_policy(path) if backend == "numpy"
                        else load_policy(path, trust=trust))
     policy, meta = _CACHE[key]
-    return PolicyAgent(policy, meta, deterministic=deterministic)
+    return PolicyAgent(policy, meta, greedy=greedy, deterministic=deterministic)
 
 
-def _ppo_scheme(arg: str, trust: bool = False, deterministic: bool = True,
-                backend: str = "auto") -> PolicyAgent:
+def _ppo_scheme(arg: str, trust: bool = False, greedy: bool = False, backend: str = "auto",
+                deterministic: bool | None = None) -> PolicyAgent:
     """A trained policy: ``ppo:RUN_DIR``, ``ppo:PATH.pt``, a shipped name such as
-    ``ppo:tactical-2p``, or ``ppo:PATH.zip(trust=True)`` for a full stable-baselines3 save;
-    ``backend=torch`` plays from the ``.pt`` even when the numpy ``.npz`` is there."""
-    if not isinstance(trust, bool) or not isinstance(deterministic, bool):
-        raise ValueError("trust and deterministic are True or False")
-    return load_agent(arg, trust=trust, deterministic=deterministic, backend=backend)
+    ``ppo:tactical-2p``, or ``ppo:PATH.zip(trust=True)`` for a full stable-baselines3 save. It
+    samples its order with the agent's seeded rng; ``greedy=True`` plays the most probable one
+    (``deterministic=True``, the older name, too); ``backend=torch`` plays from the ``.pt``
+    even when the numpy ``.npz`` is there."""
+    for name, value in (("trust", trust), ("greedy", greedy)):
+        if not isinstance(value, bool):
+            raise ValueError(f"{name}: {value!r} is not True or False")
+    asked = greedy or None  # the listed default False does not outvote deterministic=True
+    _greedy(asked, deterministic)  # refused before a file is read
+    return load_agent(arg, trust=trust, greedy=asked, deterministic=deterministic,
+                      backend=backend)
 
 
 register_scheme("ppo", _ppo_scheme)

@@ -69,23 +69,57 @@ def test_weights_only_load_and_valid_orders(saved):
 
 
 def test_batched_orders_equal_one_by_one(saved):
-    agent = make_agent(f"ppo:{saved}")
+    greedy = make_agent(f"ppo:{saved}(greedy=True)")
     vs = views(40)
     rngs = [np.random.default_rng(i) for i in range(40)]
-    batched = agent.order_hands(vs, rngs)
-    single = [agent.order_hand(v, np.random.default_rng(i)) for i, v in enumerate(vs)]
+    batched = greedy.order_hands(vs, rngs)
+    single = [greedy.order_hand(v, np.random.default_rng(i)) for i, v in enumerate(vs)]
     assert batched == single
-    sampled = make_agent(f"ppo:{saved}(deterministic=False)")
+    sampled = make_agent(f"ppo:{saved}")  # the default
     a = sampled.order_hands(vs[:5], [np.random.default_rng(1) for _ in range(5)])
     b = [sampled.order_hand(v, np.random.default_rng(1)) for v in vs[:5]]
     assert a == b
 
 
+def test_the_default_samples_its_order_with_the_agents_rng(saved):
+    """Issue 14: ``ppo:PATH`` samples (orders vary across seeds, one seed replays its orders)
+    and lists no mix; ``greedy=True`` (or the older ``deterministic=True``) plays the most
+    probable order whatever the rng, and lists it."""
+    vs = views(20)
+    for path in (saved, "tactical-2p"):
+        sampled = make_agent(f"ppo:{path}")
+        assert not sampled.greedy and sampled.mix(vs[0]) is None
+        by_seed = [sampled.order_hands(vs, [np.random.default_rng([s, i]) for i in range(20)])
+                   for s in (1, 2, 1)]
+        assert by_seed[0] == by_seed[2]
+        assert sum(a != b for a, b in zip(by_seed[0], by_seed[1], strict=True)) >= 10, path
+        assert make_agent(f"ppo:{path}(deterministic=False)").order_hands(
+            vs, [np.random.default_rng([1, i]) for i in range(20)]) == by_seed[0]
+        greedy = make_agent(f"ppo:{path}(greedy=True)")
+        orders = [greedy.order_hands(vs, [np.random.default_rng([s, i]) for i in range(20)])
+                  for s in (1, 2)]
+        assert orders[0] == orders[1] != by_seed[0]
+        assert make_agent(f"ppo:{path}(deterministic=True)").order_hands(vs, [None] * 20) \
+            == orders[0]
+        assert [greedy.mix(v) for v in vs] == [[(tuple(o), 1.0)] for o in orders[0]]
+
+
+@pytest.mark.parametrize(("params", "says"), [
+    ("greedy=1", "greedy: 1 is not True or False"),
+    ("deterministic='yes'", "deterministic: 'yes' is not True or False"),
+    ("greedy=True, deterministic=False", "greedy=True and deterministic=False disagree"),
+])
+def test_bad_greedy_flags_are_one_line(params, says):
+    with pytest.raises(AgentSpecError, match=says) as err:
+        make_agent(f"ppo:tactical-2p({params})")
+    assert "\n" not in str(err.value)
+
+
 def test_the_agent_plays_as_the_env_learner_does(saved):
     """Same observations, same masks: the agent's order is the env learner's order when the env
-    steps the policy's greedy action."""
+    steps the policy's greedy action (so the agent plays greedily too)."""
     policy, m = load_policy(saved)
-    agent = PolicyAgent(policy, m)
+    agent = PolicyAgent(policy, m, greedy=True)
     env = TacticalEnv("tactical", seat=1, opponents="random")
     obs, _ = env.reset(seed=11)
     hand = [c for cards in env._me.by_rank for c in cards]
@@ -137,6 +171,7 @@ def test_errors_are_one_clear_line(saved, tmp_path):
 
 
 def test_duplicate_match_plays_play_games_games(saved):
+    """The default, sampling policy: both draw its orders from the same seeded rngs."""
     agent, opp = make_agent(f"ppo:{saved}"), make_agent("mixed")
     res = duplicate_match(RULES, agent, opp, 6, seed=9)
     from pyanitsa.rng import derive_seed
@@ -155,11 +190,14 @@ def test_duplicate_match_plays_play_games_games(saved):
 
 
 def test_the_shipped_policy_plays_valid_orders():
-    agent = make_agent("ppo:tactical-2p")
     vs = views(50, seed=100)
-    for v, order in zip(vs, agent.order_hands(vs, [None] * 50), strict=True):
-        assert sorted(order) == sorted(v.hand)
-    assert agent.meta.extra["seed"] == 20240601
+    greedy = make_agent("ppo:tactical-2p(greedy=True)")  # needs no rng
+    sampled = make_agent("ppo:tactical-2p")
+    rngs = [np.random.default_rng(i) for i in range(50)]
+    for agent, gens in ((greedy, [None] * 50), (sampled, rngs)):
+        for v, order in zip(vs, agent.order_hands(vs, gens), strict=True):
+            assert sorted(order) == sorted(v.hand)
+        assert agent.meta.extra["seed"] == 20240601
 
 
 def test_agents_import_without_torch():
