@@ -53,7 +53,7 @@ class League(BaseCallback):
             self.next += sp.every
             path = save_policy(self.model.policy, self.meta_fn(),
                                self.run / "snapshots" / f"step_{step}.pt")
-            flag = "" if sp.deterministic else "(deterministic=False)"
+            flag = "(greedy=True)" if sp.deterministic else ""  # ppo: samples by default
             self.snapshots = (self.snapshots + [f"ppo:{path.resolve()}{flag}"])[-sp.keep:]
             entries = [(o.spec, o.weight) for o in self.cfg.opponents]
             share = sp.weight / len(self.snapshots)
@@ -100,7 +100,7 @@ class Evaluator(BaseCallback):
         from pyanitsa.agents.policy import PolicyAgent
 
         start = time.perf_counter()
-        me = PolicyAgent(self.model.policy, self.meta_fn(), deterministic=True)
+        me = PolicyAgent(self.model.policy, self.meta_fn())  # samples, seeded by the deals
         out = []
         for spec, opp in zip(self.cfg.eval.baselines, self.baselines, strict=True):
             res = duplicate_match(self.rules, me, opp, deals, self.cfg.eval.seed, label=spec)
@@ -112,7 +112,9 @@ class Evaluator(BaseCallback):
             self.rows.append(row)
             if self.logger is not None:
                 self.logger.record(f"eval/{spec}", res.score)
-        exploit = self.exploitability(me)
+        # the greedy policy's, as eval.csv documents it: exact, since it lists its one order
+        exploit = self.exploitability(PolicyAgent(self.model.policy, self.meta_fn(),
+                                                  greedy=True))
         for row in self.rows[-len(out):]:
             row.update(exploit)
         self.seconds += time.perf_counter() - start

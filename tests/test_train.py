@@ -162,7 +162,7 @@ def test_eval_csv_tracks_exploitability_beside_random(tmp_path):
     rows = list(csv.DictReader((out / "eval.csv").open()))
     assert sorted({int(r["step"]) for r in rows}) == [256, 512]
     final = [r for r in rows if r["final"] == "1"]
-    got = exploit_deals(preset("tactical"), make_agent(f"ppo:{out}"), deals=3, seed=0,
+    got = exploit_deals(preset("tactical"), make_agent(f"ppo:{out}(greedy=True)"), deals=3, seed=0,
                         samples=8, fresh=16)
     assert got["method"] == "exact"
     for r in final:
@@ -174,6 +174,27 @@ def test_eval_csv_tracks_exploitability_beside_random(tmp_path):
     assert main(["train", str(SMOKE), "--quiet", "--force", "--set", f"out_dir={out}",
                  "--set", "total_steps=256", "--set", "eval.exploit=null"]) == 0
     assert "exploitability" not in (out / "eval.csv").read_text().splitlines()[0]
+
+
+def test_eval_scores_are_the_sampled_policys_and_snapshots_sample(tmp_path):
+    """Issue 14: the evaluation plays the policy as ``ppo:`` plays it by default, sampling
+    with the deals' seeded rngs (the final rows are exactly ``duplicate_match`` of the exported
+    model), and self-play snapshots sample unless ``self_play.deterministic`` asks."""
+    from pyanitsa.agents.duplicate import duplicate_match
+
+    for det in (False, True):
+        out = tmp_path / f"run_{det}"
+        assert main(["train", str(SMOKE), "--quiet", "--set", f"out_dir={out}",
+                     "--set", "total_steps=512", "--set", "eval.exploit=null",
+                     "--set", f"self_play.deterministic={str(det).lower()}"]) == 0
+        league = json.loads((out / "run.json").read_text())["league"]
+        assert league and all(s.endswith(".pt(greedy=True)") == det for s in league), league
+    final = {r["baseline"]: float(r["score"]) for r in csv.DictReader((out / "eval.csv").open())
+             if r["final"] == "1"}
+    for spec, played in ((f"ppo:{out}", True), (f"ppo:{out}(greedy=True)", False)):
+        scores = {b: round(duplicate_match(preset("tactical"), make_agent(spec), make_agent(b),
+                                           20, 1_000_003).score, 5) for b in final}
+        assert (scores == final) == played, (spec, scores, final)
 
 
 def test_training_leaves_no_empty_sb3_folder_in_the_temp_dir(tmp_path, monkeypatch):
