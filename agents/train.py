@@ -67,7 +67,8 @@ def train(cfg: TrainConfig, *, log: Any = None, resume: bool = False,
     import pyanitsa.envs  # noqa: F401  (registers the environments)
     from pyanitsa.agents import train_checkpoint as ck
     from pyanitsa.agents.policy import policy_meta
-    from pyanitsa.agents.train_callbacks import Checkpointer, Evaluator, League, Progress
+    from pyanitsa.agents.train_callbacks import Checkpointer, EntropySchedule, Evaluator, Progress
+    from pyanitsa.agents.train_league import league_callback
     from pyanitsa.envs.tactical import TacticalEnv
 
     log = log or _write_line
@@ -87,7 +88,8 @@ def train(cfg: TrainConfig, *, log: Any = None, resume: bool = False,
             return policy_meta(model.policy, cfg.algorithm, rules, players,
                                {**provenance, "steps": int(model.num_timesteps)})
 
-        league, evaluator = League(cfg, run, meta_fn, log), Evaluator(cfg, run, meta_fn, log)
+        league = league_callback(cfg, run, meta_fn, log)
+        evaluator = Evaluator(cfg, run, meta_fn, log)
         seconds = dict(ckpt["seconds"]) if ckpt else {"learn": 0.0, "sessions": 0}
         seconds["sessions"] += 1
         start = time.perf_counter()
@@ -105,7 +107,8 @@ def train(cfg: TrainConfig, *, log: Any = None, resume: bool = False,
             if model.tensorboard_log is None:  # else SB3 makes an empty SB3-<time> temp folder
                 model.set_logger(Logger(folder=None, output_formats=[]))
             model.learn(total_timesteps=cfg.total_steps - model.num_timesteps,
-                        callback=[league, evaluator, checkpointer, Progress(cfg, evaluator)],
+                        callback=[EntropySchedule(cfg), league, evaluator, checkpointer,
+                                  Progress(cfg, evaluator)],
                         tb_log_name=cfg.name, reset_num_timesteps=ckpt is None)
             if stop["signum"]:
                 # a signal in the last rollout: no rollout start followed to save at
@@ -201,15 +204,18 @@ def _build_model(cfg: TrainConfig, venv: Any, ckpt: dict[str, Any] | None) -> An
     if ckpt is not None:
         # force_reset=False: the next rollout starts from the saved observations, as the
         # interrupted run's did, instead of resetting every env
-        return Algo.load(io.BytesIO(ckpt["model"]), env=venv, device="cpu", force_reset=False,
-                         custom_objects={"learning_rate": lr})
+        model = Algo.load(io.BytesIO(ckpt["model"]), env=venv, device="cpu",
+                          force_reset=False, custom_objects={"learning_rate": lr})
+        if model.tensorboard_log is not None:  # the run folder may have moved
+            model.tensorboard_log = str(cfg.run_dir / "tb")
+        return model
     tb_dir = None
     if cfg.tensorboard is True or (cfg.tensorboard == "auto" and _has_tensorboard()):
         tb_dir = str(cfg.run_dir / "tb")
     p = cfg.ppo
     return Algo("MlpPolicy", venv, learning_rate=lr, n_steps=p.n_steps,
                 batch_size=p.batch_size, n_epochs=p.n_epochs, gamma=p.gamma,
-                gae_lambda=p.gae_lambda, clip_range=p.clip_range, ent_coef=p.ent_coef,
+                gae_lambda=p.gae_lambda, clip_range=p.clip_range, ent_coef=p.ent_at(0.0),
                 vf_coef=p.vf_coef, max_grad_norm=p.max_grad_norm, seed=cfg.seed,
                 device="cpu", tensorboard_log=tb_dir, verbose=0,
                 policy_kwargs={"net_arch": {"pi": p.net_arch, "vf": p.net_arch},
@@ -257,6 +263,7 @@ def _write_run_json(cfg: TrainConfig, run: Path, model: Any, learn_s: float, eva
         "eval_s": round(evaluator.seconds, 1),
         "steps_per_s": round(model.num_timesteps / max(train_s, 1e-9), 1),
         "sessions": sessions, "league": league.snapshots,
+        "league_weights": getattr(league, "weights", None),
         "n_envs": cfg.n_envs, "vec_env": cfg.vec_env, "torch_threads": cfg.torch_threads,
         "versions": package_versions(), "python": platform.python_version(),
         "machine": f"{platform.machine()} {os.cpu_count()} cpus", "command": sys.argv,
