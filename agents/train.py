@@ -2,7 +2,7 @@
 
 One readable entry point, :func:`train`, in the CleanRL manner: a typed config (every field's
 docstring is its documentation; ``pyanitsa train --help-config`` prints them), derived values in
-one block, an explicit seeding block, then the loop that stable-baselines3 runs with four
+one block, an explicit seeding block, then the loop that stable-baselines3 runs with five
 callbacks (:mod:`pyanitsa.agents.train_callbacks`):
 
 * :class:`League`: every ``self_play.every`` steps it freezes the learner's weights to
@@ -11,6 +11,10 @@ callbacks (:mod:`pyanitsa.agents.train_callbacks`):
   ``vec_env.env_method("set_opponents", pool)``. The pool pickles as spec strings and weights,
   so with ``vec_env: subproc`` each worker loads the frozen weights from the snapshot file
   itself (``ppo:PATH``); the learner's live network never crosses a process boundary.
+  With ``league.every`` the league of :mod:`pyanitsa.agents.train_league` takes its place:
+  snapshots ``gen_K`` and best responses to them, weighted by the meta-game's Nash equilibrium.
+* :class:`EntropySchedule`: ``model.ent_coef`` from ``ppo.ent_coef``'s schedule at every
+  rollout start.
 * :class:`Evaluator`: every ``eval.every`` steps, duplicate matches (the same deals with the
   seats swapped, :mod:`pyanitsa.agents.duplicate`) of the current policy against each baseline;
   rows go to ``eval.csv`` and the curves to ``learning_curve.png``.
@@ -25,7 +29,8 @@ The run folder (``out_dir``) gets ``config.yaml`` (the resolved config), ``run.j
 package versions, wall time, steps/s), ``model.pt`` + ``model.json`` (the weights-only policy
 that ``ppo:OUT_DIR`` loads), ``model.zip`` (the full stable-baselines3 save; loading it
 unpickles code, so ``ppo:`` needs ``trust=True``), ``eval.csv``, ``learning_curve.png``,
-``snapshots/``, when tensorboard is installed, ``tb/``, and while the run is unfinished
+``snapshots/``, with a league ``league.csv`` and ``league.npz``, when tensorboard is installed,
+``tb/``, and while the run is unfinished
 ``checkpoint.pkl`` (:mod:`pyanitsa.agents.train_checkpoint`): ``--resume`` continues from it.
 """
 

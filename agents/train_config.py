@@ -107,11 +107,14 @@ class LeagueConfig(_Model):
     """Env steps per generation (0: no league)."""
     best_responses: bool = True
     """Add ``best_response(target=<the snapshot>)`` with each snapshot (False: snapshots only)."""
-    br_samples: int = Field(8, ge=1, le=10_000)
+    br_samples: int = Field(1, ge=1, le=10_000)
     """The best responses' ``samples``: snapshot calls they predict it from, once per hand they
-    play (the cost of a call grows with it: about 9 ms at 8, 14 ms at 16 on one core)."""
+    play. 1: the exact response (dynamic programme) to one predicted order, about 7 ms a hand
+    on one core; more is a search over the sampled orders, 14 ms at 2 and 85 ms at 8 against a
+    young snapshot whose orders all differ (it runs the programme for up to 8 of them)."""
     br_restarts: int = Field(0, ge=0, le=64)
-    """The best responses' ``restarts`` of the local search (each one costs another search)."""
+    """The best responses' ``restarts`` of the local search (``br_samples`` above 1; each one
+    costs another search)."""
     meta_deals: int = Field(100, ge=1, le=100_000)
     """Deals of the meta-game: every pair of members plays each in both seatings."""
     meta_seed: int = Field(7, ge=0, le=2**64 - 1)
