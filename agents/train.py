@@ -2,7 +2,7 @@
 
 One readable entry point, :func:`train`, in the CleanRL manner: a typed config (every field's
 docstring is its documentation; ``pyanitsa train --help-config`` prints them), derived values in
-one block, an explicit seeding block, then the loop that stable-baselines3 runs with five
+one block, an explicit seeding block, then the loop that stable-baselines3 runs with six
 callbacks (:mod:`pyanitsa.agents.train_callbacks`):
 
 * :class:`League`: every ``self_play.every`` steps it freezes the learner's weights to
@@ -14,7 +14,8 @@ callbacks (:mod:`pyanitsa.agents.train_callbacks`):
   With ``league.every`` the league of :mod:`pyanitsa.agents.train_league` takes its place:
   snapshots ``gen_K`` and best responses to them, weighted by the meta-game's Nash equilibrium.
 * :class:`EntropySchedule`: ``model.ent_coef`` from ``ppo.ent_coef``'s schedule at every
-  rollout start.
+  rollout start; :class:`PinThreads`: torch back on ``torch_threads`` threads after numba's
+  parallel kernels moved it.
 * :class:`Evaluator`: every ``eval.every`` steps, duplicate matches (the same deals with the
   seats swapped, :mod:`pyanitsa.agents.duplicate`) of the current policy against each baseline;
   rows go to ``eval.csv`` and the curves to ``learning_curve.png``.
@@ -70,9 +71,9 @@ def train(cfg: TrainConfig, *, log: Any = None, resume: bool = False,
     from stable_baselines3.common.logger import Logger
 
     import pyanitsa.envs  # noqa: F401  (registers the environments)
+    from pyanitsa.agents import train_callbacks as cb
     from pyanitsa.agents import train_checkpoint as ck
     from pyanitsa.agents.policy import policy_meta
-    from pyanitsa.agents.train_callbacks import Checkpointer, EntropySchedule, Evaluator, Progress
     from pyanitsa.agents.train_league import league_callback
     from pyanitsa.envs.tactical import TacticalEnv
 
@@ -94,7 +95,7 @@ def train(cfg: TrainConfig, *, log: Any = None, resume: bool = False,
                                {**provenance, "steps": int(model.num_timesteps)})
 
         league = league_callback(cfg, run, meta_fn, log)
-        evaluator = Evaluator(cfg, run, meta_fn, log)
+        evaluator = cb.Evaluator(cfg, run, meta_fn, log)
         seconds = dict(ckpt["seconds"]) if ckpt else {"learn": 0.0, "sessions": 0}
         seconds["sessions"] += 1
         start = time.perf_counter()
@@ -106,14 +107,14 @@ def train(cfg: TrainConfig, *, log: Any = None, resume: bool = False,
                 "checkpointer": checkpointer.state()}, spent)
 
         with ck.stop_signals() as stop:
-            checkpointer = Checkpointer(cfg.checkpoint_every, save, stop, log)
+            checkpointer = cb.Checkpointer(cfg.checkpoint_every, save, stop, log)
             if ckpt:
                 _restore(ckpt, venv, league, evaluator, checkpointer)
             if model.tensorboard_log is None:  # else SB3 makes an empty SB3-<time> temp folder
                 model.set_logger(Logger(folder=None, output_formats=[]))
             model.learn(total_timesteps=cfg.total_steps - model.num_timesteps,
-                        callback=[EntropySchedule(cfg), league, evaluator, checkpointer,
-                                  Progress(cfg, evaluator)],
+                        callback=[cb.EntropySchedule(cfg), league, evaluator, checkpointer,
+                                  cb.PinThreads(cfg.torch_threads), cb.Progress(cfg, evaluator)],
                         tb_log_name=cfg.name, reset_num_timesteps=ckpt is None)
             if stop["signum"]:
                 # a signal in the last rollout: no rollout start followed to save at

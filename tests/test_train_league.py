@@ -46,11 +46,32 @@ def outcome(run: Path) -> dict:
             "rows": league_rows(run), "model": (run / "model.pt").read_bytes()}
 
 
+UPDATE_THREADS: list[int] = []
+"""torch's thread count at every PPO update of the uninterrupted run."""
+
+
 @pytest.fixture(scope="module")
 def uninterrupted(tmp_path_factory) -> Path:
+    import torch
+    from sb3_contrib import MaskablePPO
+
+    real = MaskablePPO.train
+
+    def train(self):
+        UPDATE_THREADS.append(torch.get_num_threads())
+        return real(self)
+
     out = tmp_path_factory.mktemp("league") / "run"
-    assert main(league_args(out)) == 0
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(MaskablePPO, "train", train)
+        assert main(league_args(out)) == 0
     return out
+
+
+def test_torch_keeps_its_one_thread_after_the_meta_games_parallel_kernels(uninterrupted):
+    # numba's OpenMP layer, shared with torch, moves torch to numba's thread count
+    assert len(UPDATE_THREADS) == 5
+    assert UPDATE_THREADS == [1] * 5
 
 
 def test_a_league_run_has_two_generations_whose_weights_sum_to_one(uninterrupted):
