@@ -14,8 +14,8 @@ the next generation's opponent weights::
     weights = (1 - league.fixed_share) * nash + league.fixed_share * configured weights
 
 so the scripted heuristics never leave training. Each generation is a log line, rows of
-``league.csv`` (generation, step, member, spec, kind, nash, weight, payoff: the member's meta
-payoff against the training mixture, in cards a game) and ``league.npz`` (the members, their
+``league.csv`` (generation, step, member, kind, nash, weight, payoff: the member's meta payoff
+against the training mixture, in cards a game, and its spec) and ``league.npz`` (the members, their
 cached orders and the meta-game matrix, for checking by hand).
 
 Snapshot files are named relative to the run folder (in the checkpoint and in ``league.csv``) and
@@ -209,9 +209,10 @@ class LeagueTrainer(BaseCallback):
         self.weights = [float(w) for w in weights]
         payoff = matrix @ weights
         for m, n, w, p in zip(self.members, nash, weights, payoff, strict=True):
-            self.rows.append({"generation": k, "step": step, "member": m.name, "spec": m.spec,
-                              "kind": m.kind, "nash": round(float(n), 6),
-                              "weight": round(float(w), 6), "payoff": round(float(p), 4)})
+            # the spec last: the others never hold a comma (cut -d, -f1-7 reads them)
+            self.rows.append({"generation": k, "step": step, "member": m.name, "kind": m.kind,
+                              "nash": round(float(n), 6), "weight": round(float(w), 6),
+                              "payoff": round(float(p), 4), "spec": m.spec})
         self._write(names, meta, matrix)
         top = sorted(zip(weights, names, strict=True), reverse=True)[:4]
         self.log(f"step {step}: league generation {k}, {len(names)} members, "
