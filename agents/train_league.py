@@ -209,7 +209,7 @@ class LeagueTrainer(BaseCallback):
         self.weights = [float(w) for w in weights]
         payoff = matrix @ weights
         for m, n, w, p in zip(self.members, nash, weights, payoff, strict=True):
-            # the spec last: the others never hold a comma (cut -d, -f1-7 reads them)
+            # the spec last: the longest, and a best response's holds commas (quoted)
             self.rows.append({"generation": k, "step": step, "member": m.name, "kind": m.kind,
                               "nash": round(float(n), 6), "weight": round(float(w), 6),
                               "payoff": round(float(p), 4), "spec": m.spec})
