@@ -2,7 +2,7 @@
 
 One readable entry point, :func:`train`, in the CleanRL manner: a typed config (every field's
 docstring is its documentation; ``pyanitsa train --help-config`` prints them), derived values in
-one block, an explicit seeding block, then the loop that stable-baselines3 runs with four
+one block, an explicit seeding block, then the loop that stable-baselines3 runs with six
 callbacks (:mod:`pyanitsa.agents.train_callbacks`):
 
 * :class:`League`: every ``self_play.every`` steps it freezes the learner's weights to
@@ -11,6 +11,11 @@ callbacks (:mod:`pyanitsa.agents.train_callbacks`):
   ``vec_env.env_method("set_opponents", pool)``. The pool pickles as spec strings and weights,
   so with ``vec_env: subproc`` each worker loads the frozen weights from the snapshot file
   itself (``ppo:PATH``); the learner's live network never crosses a process boundary.
+  With ``league.every`` the league of :mod:`pyanitsa.agents.train_league` takes its place:
+  snapshots ``gen_K`` and best responses to them, weighted by the meta-game's Nash equilibrium.
+* :class:`EntropySchedule`: ``model.ent_coef`` from ``ppo.ent_coef``'s schedule at every
+  rollout start; :class:`PinThreads`: torch back on ``torch_threads`` threads after numba's
+  parallel kernels moved it.
 * :class:`Evaluator`: every ``eval.every`` steps, duplicate matches (the same deals with the
   seats swapped, :mod:`pyanitsa.agents.duplicate`) of the current policy against each baseline;
   rows go to ``eval.csv`` and the curves to ``learning_curve.png``.
@@ -25,7 +30,8 @@ The run folder (``out_dir``) gets ``config.yaml`` (the resolved config), ``run.j
 package versions, wall time, steps/s), ``model.pt`` + ``model.json`` (the weights-only policy
 that ``ppo:OUT_DIR`` loads), ``model.zip`` (the full stable-baselines3 save; loading it
 unpickles code, so ``ppo:`` needs ``trust=True``), ``eval.csv``, ``learning_curve.png``,
-``snapshots/``, when tensorboard is installed, ``tb/``, and while the run is unfinished
+``snapshots/``, with a league ``league.csv`` and ``league.npz``, when tensorboard is installed,
+``tb/``, and while the run is unfinished
 ``checkpoint.pkl`` (:mod:`pyanitsa.agents.train_checkpoint`): ``--resume`` continues from it.
 """
 
@@ -65,9 +71,10 @@ def train(cfg: TrainConfig, *, log: Any = None, resume: bool = False,
     from stable_baselines3.common.logger import Logger
 
     import pyanitsa.envs  # noqa: F401  (registers the environments)
+    from pyanitsa.agents import train_callbacks as cb
     from pyanitsa.agents import train_checkpoint as ck
     from pyanitsa.agents.policy import policy_meta
-    from pyanitsa.agents.train_callbacks import Checkpointer, Evaluator, League, Progress
+    from pyanitsa.agents.train_league import league_callback
     from pyanitsa.envs.tactical import TacticalEnv
 
     log = log or _write_line
@@ -87,7 +94,8 @@ def train(cfg: TrainConfig, *, log: Any = None, resume: bool = False,
             return policy_meta(model.policy, cfg.algorithm, rules, players,
                                {**provenance, "steps": int(model.num_timesteps)})
 
-        league, evaluator = League(cfg, run, meta_fn, log), Evaluator(cfg, run, meta_fn, log)
+        league = league_callback(cfg, run, meta_fn, log)
+        evaluator = cb.Evaluator(cfg, run, meta_fn, log)
         seconds = dict(ckpt["seconds"]) if ckpt else {"learn": 0.0, "sessions": 0}
         seconds["sessions"] += 1
         start = time.perf_counter()
@@ -99,13 +107,14 @@ def train(cfg: TrainConfig, *, log: Any = None, resume: bool = False,
                 "checkpointer": checkpointer.state()}, spent)
 
         with ck.stop_signals() as stop:
-            checkpointer = Checkpointer(cfg.checkpoint_every, save, stop, log)
+            checkpointer = cb.Checkpointer(cfg.checkpoint_every, save, stop, log)
             if ckpt:
                 _restore(ckpt, venv, league, evaluator, checkpointer)
             if model.tensorboard_log is None:  # else SB3 makes an empty SB3-<time> temp folder
                 model.set_logger(Logger(folder=None, output_formats=[]))
             model.learn(total_timesteps=cfg.total_steps - model.num_timesteps,
-                        callback=[league, evaluator, checkpointer, Progress(cfg, evaluator)],
+                        callback=[cb.EntropySchedule(cfg), league, evaluator, checkpointer,
+                                  cb.PinThreads(cfg.torch_threads), cb.Progress(cfg, evaluator)],
                         tb_log_name=cfg.name, reset_num_timesteps=ckpt is None)
             if stop["signum"]:
                 # a signal in the last rollout: no rollout start followed to save at
@@ -201,15 +210,18 @@ def _build_model(cfg: TrainConfig, venv: Any, ckpt: dict[str, Any] | None) -> An
     if ckpt is not None:
         # force_reset=False: the next rollout starts from the saved observations, as the
         # interrupted run's did, instead of resetting every env
-        return Algo.load(io.BytesIO(ckpt["model"]), env=venv, device="cpu", force_reset=False,
-                         custom_objects={"learning_rate": lr})
+        model = Algo.load(io.BytesIO(ckpt["model"]), env=venv, device="cpu",
+                          force_reset=False, custom_objects={"learning_rate": lr})
+        if model.tensorboard_log is not None:  # the run folder may have moved
+            model.tensorboard_log = str(cfg.run_dir / "tb")
+        return model
     tb_dir = None
     if cfg.tensorboard is True or (cfg.tensorboard == "auto" and _has_tensorboard()):
         tb_dir = str(cfg.run_dir / "tb")
     p = cfg.ppo
     return Algo("MlpPolicy", venv, learning_rate=lr, n_steps=p.n_steps,
                 batch_size=p.batch_size, n_epochs=p.n_epochs, gamma=p.gamma,
-                gae_lambda=p.gae_lambda, clip_range=p.clip_range, ent_coef=p.ent_coef,
+                gae_lambda=p.gae_lambda, clip_range=p.clip_range, ent_coef=p.ent_at(0.0),
                 vf_coef=p.vf_coef, max_grad_norm=p.max_grad_norm, seed=cfg.seed,
                 device="cpu", tensorboard_log=tb_dir, verbose=0,
                 policy_kwargs={"net_arch": {"pi": p.net_arch, "vf": p.net_arch},
@@ -257,6 +269,7 @@ def _write_run_json(cfg: TrainConfig, run: Path, model: Any, learn_s: float, eva
         "eval_s": round(evaluator.seconds, 1),
         "steps_per_s": round(model.num_timesteps / max(train_s, 1e-9), 1),
         "sessions": sessions, "league": league.snapshots,
+        "league_weights": getattr(league, "weights", None),
         "n_envs": cfg.n_envs, "vec_env": cfg.vec_env, "torch_threads": cfg.torch_threads,
         "versions": package_versions(), "python": platform.python_version(),
         "machine": f"{platform.machine()} {os.cpu_count()} cpus", "command": sys.argv,

@@ -38,12 +38,28 @@ class League(BaseCallback):
         self.cfg, self.run, self.meta_fn, self.log = cfg, run, meta_fn, log
         self.next = max(cfg.self_play.start, cfg.self_play.every)
         self.snapshots: list[str] = []
+        """Their specs, ``{run}`` standing for the run folder."""
+        self._resend = False
 
     def state(self) -> dict[str, Any]:
         return {"next": self.next, "snapshots": list(self.snapshots)}
 
     def restore(self, state: dict[str, Any]) -> None:
         self.next, self.snapshots = state["next"], list(state["snapshots"])
+        self._resend = bool(self.snapshots)  # the envs' saved pools name the old folder
+
+    def pool(self) -> OpponentPool:
+        """The configured opponents and the snapshots, their files found in the run folder (the
+        snapshots are named relative to it, so a moved run folder still resumes)."""
+        entries = [(o.spec, o.weight) for o in self.cfg.opponents]
+        share = self.cfg.self_play.weight / max(len(self.snapshots), 1)
+        base = str(self.run.resolve())
+        entries += [(s.replace("{run}", base), share) for s in self.snapshots]
+        return OpponentPool(entries)
+
+    def _on_training_start(self) -> None:
+        if self._resend:
+            self.training_env.env_method("set_opponents", self.pool())
 
     def _on_step(self) -> bool:
         from pyanitsa.agents.policy import save_policy
@@ -54,12 +70,11 @@ class League(BaseCallback):
             path = save_policy(self.model.policy, self.meta_fn(),
                                self.run / "snapshots" / f"step_{step}.pt")
             flag = "(greedy=True)" if sp.deterministic else ""  # ppo: samples by default
-            self.snapshots = (self.snapshots + [f"ppo:{path.resolve()}{flag}"])[-sp.keep:]
-            entries = [(o.spec, o.weight) for o in self.cfg.opponents]
-            share = sp.weight / len(self.snapshots)
-            entries += [(s, share) for s in self.snapshots]
-            self.training_env.env_method("set_opponents", OpponentPool(entries))
-            self.log(f"step {step}: snapshot {path.name}; pool of {len(entries)}")
+            self.snapshots = (self.snapshots + [f"ppo:{{run}}/snapshots/{path.name}{flag}"]
+                              )[-sp.keep:]
+            pool = self.pool()
+            self.training_env.env_method("set_opponents", pool)
+            self.log(f"step {step}: snapshot {path.name}; pool of {len(pool.entries)}")
         return True
 
 
@@ -181,6 +196,50 @@ class Checkpointer(BaseCallback):
         return not self.stopped
 
 
+class EntropySchedule(BaseCallback):
+    """Sets ``model.ent_coef`` (a plain attribute SB3 reads in every update) at each rollout
+    start from the step count, so a resumed run trains with the same values."""
+
+    def __init__(self, cfg: TrainConfig) -> None:
+        super().__init__()
+        self.cfg = cfg
+
+    def _on_rollout_start(self) -> None:
+        self.model.ent_coef = self.cfg.ppo.ent_at(self.num_timesteps / self.cfg.total_steps)
+        self.logger.record("train/ent_coef_scheduled", self.model.ent_coef)
+
+    def _on_step(self) -> bool:
+        return True
+
+
+class PinThreads(BaseCallback):
+    """Keeps torch on ``torch_threads`` threads. numba's OpenMP layer shares libgomp with torch
+    and sets its thread count to numba's (the core count) whenever a parallel kernel of the
+    batch core runs: the meta-game of the league, a best response in the pool, the
+    exploitability evaluation. On a loaded two-core machine that made training about 10x slower
+    (softmax and backward contending for the cores), so the count is set back before each
+    rollout and before each update."""
+
+    def __init__(self, threads: int) -> None:
+        super().__init__()
+        self.threads = threads
+
+    def _pin(self) -> None:
+        import torch
+
+        if torch.get_num_threads() != self.threads:
+            torch.set_num_threads(self.threads)
+
+    def _on_rollout_start(self) -> None:
+        self._pin()
+
+    def _on_rollout_end(self) -> None:
+        self._pin()
+
+    def _on_step(self) -> bool:
+        return True
+
+
 class Progress(BaseCallback):
     """A tqdm bar over env steps with the ETA and the last evaluation."""
 
@@ -269,4 +328,5 @@ def _plot_exploitability(ax: Any, rows: list[dict[str, Any]]) -> None:
     ax.legend(fontsize=7, loc="best")
 
 
-__all__ = ["Checkpointer", "Evaluator", "League", "Progress", "write_eval"]
+__all__ = ["Checkpointer", "EntropySchedule", "Evaluator", "League", "PinThreads", "Progress",
+           "write_eval"]

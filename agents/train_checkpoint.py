@@ -153,8 +153,9 @@ def read_checkpoint(run: Path) -> dict[str, Any] | None:
 
 def check_same_config(saved: dict[str, Any], now: dict[str, Any], path: Path) -> None:
     """A resumed run must be the same run: the first field that differs is an error."""
-    # these do not change what is trained
-    free = {"progress", "export", "checkpoint_every", "tensorboard"}
+    # these do not change what is trained (out_dir: a moved run folder resumes; its league
+    # names snapshot files relative to it)
+    free = {"progress", "export", "checkpoint_every", "tensorboard", "out_dir"}
 
     def walk(a: Any, b: Any, where: str) -> str | None:
         if isinstance(a, dict) and isinstance(b, dict):

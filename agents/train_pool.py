@@ -40,7 +40,7 @@ class OpponentPool(BaseAgent):
     @property
     def agents(self) -> list[Agent]:
         if self._agents is None:
-            with _generators_untouched():
+            with generators_untouched():
                 self._agents = [make_agent(s) for s, _ in self.entries]
         return self._agents
 
@@ -50,7 +50,7 @@ class OpponentPool(BaseAgent):
 
 
 @contextlib.contextmanager
-def _generators_untouched() -> Iterator[None]:
+def generators_untouched() -> Iterator[None]:
     """Building a ``ppo:`` member initialises a network (then loads the snapshot's weights),
     drawing from torch's global generator; when that happens depends on when an env first
     meets the member, so it must not move the run's generators (a resumed run would diverge)."""
@@ -66,4 +66,4 @@ def _generators_untouched() -> Iterator[None]:
             torch.set_rng_state(state[2])
 
 
-__all__ = ["OpponentPool"]
+__all__ = ["OpponentPool", "generators_untouched"]
