@@ -103,7 +103,12 @@ def build_policy(meta: PolicyMeta) -> Any:
     import torch
     from gymnasium import spaces
 
-    if meta.algorithm == "MaskablePPO":
+    extra: dict[str, Any] = {}
+    if meta.prior == "hand":
+        from pyanitsa.agents.policy_prior import PriorPolicy as cls
+
+        extra = cls.kwargs_for(TacticalLayout(meta.make_rules(), meta.players))
+    elif meta.algorithm == "MaskablePPO":
         from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy as cls
     else:
         from stable_baselines3.common.policies import ActorCriticPolicy as cls
@@ -112,7 +117,8 @@ def build_policy(meta: PolicyMeta) -> Any:
         raise PolicyLoadError(f"activation {meta.activation!r} is not a torch.nn class")
     obs = spaces.Box(0.0, 1.0, (meta.obs_size,), np.float32)
     act = spaces.Discrete(meta.actions)
-    return cls(obs, act, lambda _: 0.0, net_arch=meta.net_arch, activation_fn=activation)
+    return cls(obs, act, lambda _: 0.0, net_arch=meta.net_arch, activation_fn=activation,
+               **extra)
 
 
 # -- finding and loading --------------------------------------------------------------------------
@@ -310,11 +316,14 @@ class PolicyAgent(Warming, BaseAgent):
     def logits(self, obs: np.ndarray) -> np.ndarray:
         """The network's action logits for a batch of observations, from numpy or torch."""
         if isinstance(self.policy, NumpyActor):
-            return self.policy.logits(obs)
-        import torch
+            out = self.policy.logits(obs)
+        else:
+            import torch
 
-        with torch.no_grad():
-            return action_logits(self.policy, torch.from_numpy(obs)).numpy()
+            with torch.no_grad():
+                out = action_logits(self.policy, torch.from_numpy(obs)).numpy()
+        # one prior for both backends: the networks' own outputs exclude it
+        return out + self.layout.log_prior(obs) if self.meta.prior == "hand" else out
 
 
 def _text(value: object) -> str:

@@ -17,6 +17,9 @@ FORMAT = "pyanitsa-policy/1"
 """The sidecar's ``format``: bump when the observation layout or the file set changes."""
 
 ALGORITHMS = ("MaskablePPO", "PPO")
+PRIORS = ("none", "hand")
+"""``prior``: ``hand`` adds ``log(cards of each rank in hand)`` to the logits
+(:mod:`pyanitsa.agents.policy_prior`), so equal outputs play ``random``."""
 
 
 class PolicyLoadError(PyanitsaError):
@@ -56,11 +59,14 @@ class PolicyMeta:
     actions: int
     extra: dict[str, Any]
     """Provenance: config, seed, steps, package versions (not needed to play)."""
+    prior: str = "none"
+    """What is added to the network's logits: ``none`` or ``hand`` (:data:`PRIORS`)."""
 
     def to_json(self) -> dict[str, Any]:
         return {"format": FORMAT, "algorithm": self.algorithm, "net_arch": self.net_arch,
                 "activation": self.activation, "rules": self.rules, "players": self.players,
-                "obs_size": self.obs_size, "actions": self.actions, **self.extra}
+                "obs_size": self.obs_size, "actions": self.actions, "prior": self.prior,
+                **self.extra}
 
     @classmethod
     def from_json(cls, obj: dict[str, Any], where: str) -> PolicyMeta:
@@ -75,9 +81,13 @@ class PolicyMeta:
             raise PolicyLoadError(f"{where}: algorithm {obj['algorithm']!r} is not one of "
                                   f"{', '.join(ALGORITHMS)}")
         _check_sizes(obj, where)
+        prior = obj.get("prior", "none")  # older sidecars have none
+        if prior not in PRIORS:
+            raise PolicyLoadError(f"{where}: prior {_short(prior)} is not one of "
+                                  f"{', '.join(PRIORS)}")
         return cls(obj["algorithm"], obj["net_arch"], obj["activation"], obj["rules"],
                    obj["players"], obj["obs_size"], obj["actions"],
-                   {k: v for k, v in obj.items() if k not in known})
+                   {k: v for k, v in obj.items() if k not in (*known, "prior")}, prior)
 
     def parameters(self) -> int:
         """How many numbers the network holds: what a weights file must carry."""
@@ -140,7 +150,8 @@ def policy_meta(policy: Any, algorithm: str, rules: Rules, players: int,
     return PolicyMeta(algorithm, {k: list(v) for k, v in arch.items()},
                       policy.activation_fn.__name__, rules_json(rules), players,
                       int(policy.observation_space.shape[0]), int(policy.action_space.n),
-                      {"versions": package_versions(), **(extra or {})})
+                      {"versions": package_versions(), **(extra or {})},
+                      getattr(policy, "prior_kind", "none"))
 
 
 def read_sidecar(p: Path) -> PolicyMeta:

@@ -219,13 +219,30 @@ def _build_model(cfg: TrainConfig, venv: Any, ckpt: dict[str, Any] | None) -> An
     if cfg.tensorboard is True or (cfg.tensorboard == "auto" and _has_tensorboard()):
         tb_dir = str(cfg.run_dir / "tb")
     p = cfg.ppo
-    return Algo("MlpPolicy", venv, learning_rate=lr, n_steps=p.n_steps,
+    policy: Any = "MlpPolicy"
+    policy_kwargs: dict[str, Any] = {"net_arch": {"pi": p.net_arch, "vf": p.net_arch},
+                                     "activation_fn": getattr(torch.nn, p.activation)}
+    if p.prior == "hand":
+        from pyanitsa.agents.policy_prior import PriorPolicy
+        from pyanitsa.observation import TacticalLayout
+
+        probe = venv.envs[0].unwrapped if hasattr(venv, "envs") else None
+        rules, players = (probe.rules, probe.players) if probe is not None else _env_game(cfg)
+        policy = PriorPolicy
+        policy_kwargs.update(PriorPolicy.kwargs_for(TacticalLayout(rules, players)))
+    return Algo(policy, venv, learning_rate=lr, n_steps=p.n_steps,
                 batch_size=p.batch_size, n_epochs=p.n_epochs, gamma=p.gamma,
                 gae_lambda=p.gae_lambda, clip_range=p.clip_range, ent_coef=p.ent_at(0.0),
                 vf_coef=p.vf_coef, max_grad_norm=p.max_grad_norm, seed=cfg.seed,
                 device="cpu", tensorboard_log=tb_dir, verbose=0,
-                policy_kwargs={"net_arch": {"pi": p.net_arch, "vf": p.net_arch},
-                               "activation_fn": getattr(torch.nn, p.activation)})
+                policy_kwargs=policy_kwargs)
+
+
+def _env_game(cfg: TrainConfig) -> tuple[Any, int]:
+    from pyanitsa.envs.tactical import TacticalEnv
+
+    probe = TacticalEnv(**cfg.env.kwargs)
+    return probe.rules, probe.players
 
 
 def _restore(ckpt: dict[str, Any], venv: Any, league: Any, evaluator: Any,

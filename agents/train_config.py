@@ -203,6 +203,11 @@ class PPOConfig(_Model):
         default_factory=lambda: [128, 128], max_length=MAX_LAYERS)
     """Hidden layers of both the policy and the value network."""
     activation: Literal["Tanh", "ReLU"] = "Tanh"
+    prior: Literal["none", "hand"] = "hand"
+    """``hand``: the logits carry ``log(cards of each rank in hand)``, so the untrained policy
+    plays ``random`` (a uniformly random order of the cards, not of the ranks) and
+    ``ent_coef`` pulls toward it (the bonus is ``-KL(policy || random)``;
+    :mod:`pyanitsa.agents.policy_prior`). MaskablePPO only. ``none``: plain logits."""
 
     @field_validator("ent_coef", mode="before")
     @classmethod
@@ -295,6 +300,9 @@ def check_config(cfg: TrainConfig) -> None:
         except ValueError as exc:
             raise TrainConfigError(str(exc)) from None
     _check_league(cfg, env.players)
+    if cfg.ppo.prior == "hand" and cfg.algorithm != "MaskablePPO":
+        raise TrainConfigError("ppo.prior: hand needs algorithm: MaskablePPO (set ppo.prior: "
+                               "none for PPO)")
     rollout = cfg.ppo.n_steps * cfg.n_envs
     if cfg.ppo.batch_size > rollout:
         raise TrainConfigError(f"ppo.batch_size: {cfg.ppo.batch_size} is larger than a rollout "

@@ -59,6 +59,7 @@ class TacticalLayout:
         self.rank_of = table.rank_of
         self.counts = table.counts
         self.inv_counts = [1.0 / c for c in table.counts]
+        self._copies = np.asarray(table.counts, dtype=np.float32)
         self.labels = table.labels
         template = np.zeros(self.size, dtype=np.float32)
         counts = np.asarray(table.counts, dtype=np.float32)
@@ -68,6 +69,20 @@ class TacticalLayout:
         self.order_start = self.slices["order"].start
         self.seat_start = self.slices["seat"].start
         self.unseen_slice = self.slices["unseen"]
+
+
+    def log_prior(self, obs: np.ndarray) -> np.ndarray:
+        """``log`` of the cards of each rank in hand, per row of ``obs``: added to a policy's
+        logits (``prior: hand``), it makes a network whose outputs are all equal play a uniformly
+        random order of the *cards* (a rank with three cards left three times as likely as one
+        with a single card), as ``random`` does; ranks with no card left get ``log(1e-6)``
+        (they are masked anyway)."""
+        counts = np.asarray(obs)[..., self.slices["hand"]] * self._copies
+        return np.log(np.maximum(counts, PRIOR_FLOOR))
+
+
+PRIOR_FLOOR = 1e-6
+"""The count :meth:`TacticalLayout.log_prior` gives a rank with no card left."""
 
 
 class TacticalSeat:
