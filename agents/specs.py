@@ -20,8 +20,8 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from pyanitsa.agents.guard import AgentRaised, call_agent, exception_text
-from pyanitsa.agents.protocol import Agent, BaseAgent
 from pyanitsa.errors import PyanitsaError, did_you_mean
+from pyanitsa.protocol import Agent, BaseAgent, set_spec_resolver
 
 
 class AgentSpecError(PyanitsaError):
@@ -255,3 +255,6 @@ BUILTIN_MODULES: tuple[str, ...] = (
 def builtin_agents() -> list[AgentInfo]:
     _load_builtins()
     return [REGISTRY[k] for k in sorted(REGISTRY)]
+
+
+set_spec_resolver(make_agent)  # the core's agent_from_spec (what the envs call) resolves here

@@ -96,7 +96,7 @@ def play_pairs(job: tuple[str, str, str, dict, int, int, int]) -> dict[str, Any]
     me = Timed(make_agent(candidate))
     other = make_agent(opponent)
     if rules.mode == "tactical":  # compile / load the kernels before timing anything
-        from pyanitsa.agents.protocol import hand_view
+        from pyanitsa.protocol import hand_view
 
         warm = deal(rules, 2, Rng(derive_seed(seed, 10**9)))
         me.agent.order_hand(hand_view(rules, 0, warm.seats, 0), np.random.default_rng(0))
@@ -142,7 +142,7 @@ def head_to_head(candidate: str, opponent: str, *, pairs: int, seed: int, worker
 def decision_timing(candidate: str, deals: int, seed: int) -> dict[str, Any]:
     """The candidate ordering both hands of ``deals`` two-player tactical 36 deals, one process,
     nothing else of ours running: wall-clock and CPU time per decision."""
-    from pyanitsa.agents.protocol import hand_view
+    from pyanitsa.protocol import hand_view
 
     rules = preset("tactical")
     agent = make_agent(candidate)

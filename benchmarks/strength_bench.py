@@ -91,9 +91,9 @@ def duel_chunk(job: tuple[str, Sequence[str], int, int, int]) -> dict[str, list[
     """Pair scores of each opponent against ``candidate`` on deals ``lo .. hi - 1``."""
     from pyanitsa.agents import make_agent
     from pyanitsa.agents.game import check_order, seat_rng
-    from pyanitsa.agents.protocol import hand_view
     from pyanitsa.batch import play_records
     from pyanitsa.dealing import deal
+    from pyanitsa.protocol import hand_view
     from pyanitsa.records import Record
     from pyanitsa.rng import Rng, derive_seed
 

@@ -12,10 +12,10 @@ from typing import Any, Literal
 
 import gymnasium
 
-from pyanitsa.agents import Agent, make_agent
 from pyanitsa.cards import Seat
 from pyanitsa.errors import InvalidRulesError
 from pyanitsa.observation import layout as layout  # the core's, shared by every env
+from pyanitsa.protocol import Agent, agent_from_spec
 from pyanitsa.results import ClassicResult, TacticalResult, Termination
 from pyanitsa.rules import Mode, Rules
 
@@ -88,7 +88,7 @@ def make_opponents(opponents: OpponentsArg, players: int) -> list[Agent]:
         if len(specs) != players - 1:
             raise ValueError(f"opponents: {len(specs)} given for {players - 1} opponent seats "
                              f"({players} players)")
-    return [make_agent(s) for s in specs]
+    return [agent_from_spec(s) for s in specs]
 
 
 def action_index(action: object, legal: Sequence[int]) -> int:

@@ -17,7 +17,6 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from pyanitsa.agents import Agent, check_order, pickup_view
 from pyanitsa.cards import Card, Seat
 from pyanitsa.classic import ClassicGame, PickupRequest
 from pyanitsa.dealing import deal
@@ -36,6 +35,8 @@ from pyanitsa.envs._common import (
     render_text,
 )
 from pyanitsa.errors import InvalidRulesError
+from pyanitsa.orders import check_order
+from pyanitsa.protocol import Agent, pickup_view
 from pyanitsa.ranks import rank_table
 from pyanitsa.records import Record
 from pyanitsa.results import ClassicResult

@@ -10,7 +10,6 @@ import numpy as np
 from gymnasium import spaces
 
 from pyanitsa import observation
-from pyanitsa.agents import check_order, hand_view
 from pyanitsa.cards import Card, Seat
 from pyanitsa.envs._common import (
     DEFAULT_OPPONENT,
@@ -25,6 +24,8 @@ from pyanitsa.envs._common import (
     tactical_reward,
 )
 from pyanitsa.observation import TacticalSeat
+from pyanitsa.orders import check_order
+from pyanitsa.protocol import hand_view
 from pyanitsa.records import Record
 from pyanitsa.results import TacticalResult
 from pyanitsa.rules import Rules
