@@ -48,7 +48,10 @@ import numpy as np  # noqa: E402
 from pyanitsa import Rng, deal, derive_seed, preset  # noqa: E402
 from pyanitsa.agents import make_agent  # noqa: E402
 from pyanitsa.agents.game import play_games, results_of  # noqa: E402
-from pyanitsa.cli.bench import machine_basics  # noqa: E402
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # batch_bench.py beside
+from batch_bench import machine_basics  # noqa: E402
+
 from pyanitsa.rules import Rules  # noqa: E402
 
 HEURISTICS = ("random", "ascending", "descending", "strongest_first", "strongest_last",

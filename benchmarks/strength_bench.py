@@ -37,7 +37,9 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from pyanitsa import preset  # noqa: E402
-from pyanitsa.cli.bench import machine_basics  # noqa: E402
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # batch_bench.py beside
+from batch_bench import machine_basics  # noqa: E402
 
 FAST = ("random", "ascending", "descending", "strongest_first", "strongest_last", "sacrifice",
         "tie_aware", "mixed", "nash", "ppo:tactical-2p")

@@ -15,10 +15,10 @@ import math
 import time
 from typing import Any
 
-from pyanitsa import argtypes
+from pyanitsa.cli import argtypes
+from pyanitsa.cli.rules_args import add_rules_arguments, rules_from_args
 from pyanitsa.errors import CliError
 from pyanitsa.rules import Rules
-from pyanitsa.rules_args import add_rules_arguments, rules_from_args
 
 
 def register(sub: argparse._SubParsersAction) -> None:
