@@ -21,6 +21,7 @@ from __future__ import annotations
 import importlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import cache
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 import numpy as np
@@ -29,9 +30,10 @@ from pyanitsa.cards import Card, Seat
 from pyanitsa.errors import PyanitsaError
 from pyanitsa.ranks import RankTable, rank_table
 from pyanitsa.rules import Rules
+from pyanitsa.showdown import Judge
 
 if TYPE_CHECKING:
-    from pyanitsa.classic import PickupRequest
+    from pyanitsa.classic import ClassicGame, PickupRequest
 
 
 class UnsupportedDecisionError(PyanitsaError):
@@ -175,29 +177,59 @@ def view_for(rules: Rules, seat: Seat, players: int, hand: Sequence[Card],
     return HandView(rules.copy(), seat, players, sorted_hand, unseen, set_aside)
 
 
-def pickup_view(request: PickupRequest) -> PickupView:
-    """The winner's view of a table it must order, built from the game's public state."""
-    game = request.game
-    seat = request.seat
-    table = rank_table(game.rules)
+@dataclass(frozen=True)
+class ClassicView:
+    """What a seat of a classic game knows between decisions: public counts and its own cards.
+    The fields of :class:`PickupView` other than the table's."""
+
+    rules: Rules
+    seat: Seat
+    players: int
+    stack_sizes: tuple[int, ...]
+    pile_sizes: tuple[int, ...]
+    in_game: tuple[bool, ...]
+    known_tail: tuple[Card, ...]
+    """The bottom part of my stack that I placed myself, top to bottom."""
+    my_pile: tuple[Card, ...]
+    seen: tuple[int, ...]
+    """Cards of each rank turned face up so far."""
+    rounds: int
+
+
+def classic_view(game: ClassicGame, seat: Seat) -> ClassicView:
+    """``seat``'s view of ``game`` now: the one reader of the engine's state for agents and
+    envs, which never index its internals (``unknown``, ``seen`` by strength)."""
     stack = game.stacks[seat]
-    known = tuple(list(stack)[game.unknown[seat]:])
-    strength = game.judge.strength
-    # ``game.seen`` is indexed by strength; translate to rank indices.
-    seen = [0] * table.num_ranks
-    done = set()
-    for card, r in enumerate(table.rank_of):
-        s = strength[card]
-        if s not in done:
-            done.add(s)
-            seen[r] = game.seen[s]
-    return PickupView(
-        rules=game.rules.copy(), seat=seat, players=game.players, cards=request.cards,
-        owners=request.owners, face_up=request.face_up,
+    unknown = game.unknown[seat]
+    known = tuple(stack[i] for i in range(unknown, len(stack)))
+    seen = game.seen
+    return ClassicView(
+        rules=game.rules.copy(), seat=seat, players=game.players,
         stack_sizes=tuple(len(s) for s in game.stacks),
         pile_sizes=tuple(len(p) for p in game.piles), in_game=tuple(game.in_game),
-        known_tail=known, my_pile=tuple(game.piles[seat]), seen=tuple(seen),
-        rounds=game.rounds)
+        known_tail=known, my_pile=tuple(game.piles[seat]),
+        seen=tuple(seen[s] for s in _rank_strengths(game.rules)), rounds=game.rounds)
+
+
+@cache
+def _rank_strengths(rules: Rules) -> tuple[int, ...]:
+    """The engine's strength of each rank index (ranks and strengths are one to one)."""
+    table = rank_table(rules)
+    strength = Judge(rules).strength
+    out = [0] * table.num_ranks
+    for card, r in enumerate(table.rank_of):
+        out[r] = strength[card]
+    return tuple(out)
+
+
+def pickup_view(request: PickupRequest) -> PickupView:
+    """The winner's view of a table it must order: its :func:`classic_view` and the table."""
+    v = classic_view(request.game, request.seat)
+    return PickupView(
+        rules=v.rules, seat=v.seat, players=v.players, cards=request.cards,
+        owners=request.owners, face_up=request.face_up, stack_sizes=v.stack_sizes,
+        pile_sizes=v.pile_sizes, in_game=v.in_game, known_tail=v.known_tail,
+        my_pile=v.my_pile, seen=v.seen, rounds=v.rounds)
 
 
 def check_game(agents: Sequence[object], rules: Rules, players: int) -> None:
