@@ -19,7 +19,6 @@ from gymnasium import spaces
 
 from pyanitsa.cards import Card, Seat
 from pyanitsa.classic import ClassicGame, PickupRequest
-from pyanitsa.dealing import deal
 from pyanitsa.envs._common import (
     DEFAULT_OPPONENT,
     OpponentsArg,
@@ -33,6 +32,7 @@ from pyanitsa.envs._common import (
     read_rules,
     read_seat,
     render_text,
+    seeded_deal,
 )
 from pyanitsa.errors import InvalidRulesError
 from pyanitsa.orders import check_order
@@ -40,7 +40,7 @@ from pyanitsa.protocol import Agent, classic_view, pickup_view
 from pyanitsa.ranks import rank_table
 from pyanitsa.records import Record
 from pyanitsa.results import ClassicResult
-from pyanitsa.rng import MASK64, Rng
+from pyanitsa.rng import Rng
 from pyanitsa.rules import Rules
 
 DEFAULT_MAX_ROUNDS = 2000
@@ -161,6 +161,8 @@ class ClassicDriver:
         self.dealer = 0
         self.stacks: tuple[tuple[Card, ...], ...] = ()
         self.play_seed: int | None = None
+        self.deal_seed = 0
+        """The seed of the current deal: ``Record.dealt(rules, players, deal_seed)``."""
         self.skipped = 0
         """Deals skipped at the last start because nobody outside had a decision to make."""
         self.pending: PickupRequest | None = None
@@ -195,11 +197,8 @@ class ClassicDriver:
         self.agent_rng = rng
         self.skipped = 0
         for _ in range(MAX_DEALS):
-            seed = int(rng.integers(0, MASK64, dtype=np.uint64, endpoint=True))
-            deal_rng = Rng(seed)
-            dealt = deal(self.rules, self.players, deal_rng)
-            self.dealer, self.stacks = dealt.dealer, dealt.seats
-            self.play_seed = deal_rng.state if self.rules.random_play else None
+            self.deal_seed, dealt = seeded_deal(self.rules, self.players, rng)
+            self.dealer, self.stacks, self.play_seed = dealt.dealer, dealt.seats, dealt.seed
             self.game = ClassicGame(self.rules, dealt.seats, dealer=dealt.dealer,
                                     rng=Rng(self.play_seed) if self.play_seed is not None
                                     else None, pickup=self._pickup)
@@ -487,6 +486,11 @@ class ClassicEnv(gym.Env[np.ndarray, np.int64]):
         if self._driver.pending is None:
             return np.zeros(self.layout.ranks, dtype=bool)
         return self._driver.mask.copy()
+
+    @property
+    def deal_seed(self) -> int:
+        """The current episode's deal is ``Record.dealt(rules, players, deal_seed)``."""
+        return self._driver.deal_seed
 
     def record(self) -> Record:
         """The current game as a replayable record (``pyanitsa replay``), decisions included."""

@@ -548,3 +548,13 @@ def test_the_scorer_plays_no_game_when_built(monkeypatch) -> None:
     rules = Rules.from_options({"preset": "tactical", "deck": "52"}, mode="tactical")
     assert tactical.TacticalScorer(rules, 7, engine="auto").engine == "batch"
     assert played == []
+
+
+def test_classic_episodes_are_dealt_by_the_core() -> None:
+    from pyanitsa.records import Record
+
+    env = ClassicEnv(players=3)
+    env.reset(seed=4)
+    dealt = Record.dealt(env.rules, 3, env.deal_seed)
+    played = env.record()
+    assert (played.seats, played.dealer, played.seed) == (dealt.seats, dealt.dealer, dealt.seed)
