@@ -21,6 +21,7 @@ from pyanitsa.envs._common import (
     read_rules,
     read_seat,
     render_text,
+    seeded_deal,
     tactical_reward,
 )
 from pyanitsa.observation import TacticalSeat
@@ -164,7 +165,9 @@ class TacticalEnv(gym.Env[np.ndarray, np.int64]):
 
     A uniform deal of ``deck // players`` cards to every seat (the rest set aside), the
     learner's seat (fixed or drawn), and the opponents' orders, all drawn from
-    ``self.np_random`` at ``reset``.
+    ``self.np_random`` at ``reset``. The deal is the core's: the env draws a 64-bit
+    :attr:`deal_seed` and deals ``Record.dealt(rules, players, deal_seed)`` (as ``pyanitsa play
+    --seed`` does), so ``reset(seed=...)`` fixes the episode and the deal replays anywhere.
 
     ## Episode End
 
@@ -200,7 +203,8 @@ class TacticalEnv(gym.Env[np.ndarray, np.int64]):
 
     ## Version History
 
-    - v0: initial version.
+    - v0: initial version. Since issue 15 a seed deals through the core's seeded deal (the
+      same distribution; other hands for a given seed than before).
     """
 
     metadata = {"render_modes": ["ansi"], "render_fps": 4}
@@ -238,11 +242,11 @@ class TacticalEnv(gym.Env[np.ndarray, np.int64]):
         super().reset(seed=seed)
         rng = self.np_random
         lay = self.layout
-        players, n = self.players, lay.hand_size
+        players = self.players
         seat = self._fixed_seat if self._fixed_seat is not None else int(rng.integers(players))
         self.seat = seat
-        deck = rng.permutation(self.rules.deck.size).tolist()
-        hands = [deck[s * n:(s + 1) * n] for s in range(players)]
+        self.deal_seed, dealt = seeded_deal(self.rules, players, rng)
+        hands = [list(h) for h in dealt.seats]
         orders: list[list[Card]] = [[] for _ in range(players)]
         for i, agent in enumerate(self.opponents):
             s = (seat + 1 + i) % players

@@ -550,6 +550,31 @@ def test_the_scorer_plays_no_game_when_built(monkeypatch) -> None:
     assert played == []
 
 
+@pytest.mark.parametrize("players", [2, 3, 5])
+def test_tactical_episodes_are_dealt_by_the_core(players: int) -> None:
+    """One seeded-deal path: an episode's hands are the core's deal ``Record.dealt(rules,
+    players, env.deal_seed)``, so the episode is that core game with the orders chosen."""
+    from pyanitsa.records import Record
+
+    env = TacticalEnv(players=players, seat="random", opponents="random")
+    for seed in range(4):
+        run_episode(env, seed=seed)
+        dealt = Record.dealt(env.rules, players, env.deal_seed)
+        played = env.record()
+        assert [sorted(h) for h in played.seats] == [sorted(h) for h in dealt.seats]
+
+
+def test_multi_tactical_episodes_are_dealt_by_the_core() -> None:
+    from pyanitsa.records import Record
+
+    env = multi.TacticalAECEnv(players=3)
+    for seed in range(3):
+        env.reset(seed=seed)
+        dealt = Record.dealt(env.rules, 3, env.deal_seed)
+        held = [sorted(c for cards in seat.by_rank for c in cards) for seat in env._seats]
+        assert held == [sorted(h) for h in dealt.seats]
+
+
 def test_classic_episodes_are_dealt_by_the_core() -> None:
     from pyanitsa.records import Record
 
