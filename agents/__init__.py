@@ -6,15 +6,6 @@ command line, in YAML and in Python, and :func:`play_game`, the loop every tool 
 """
 
 from pyanitsa.agents.game import AgentFailure, GameOutcome, check_order, play_game, seat_rng
-from pyanitsa.agents.protocol import (
-    Agent,
-    BaseAgent,
-    HandView,
-    PickupView,
-    UnsupportedDecisionError,
-    hand_view,
-    pickup_view,
-)
 from pyanitsa.agents.specs import (
     AgentSpecError,
     builtin_agents,
@@ -22,6 +13,15 @@ from pyanitsa.agents.specs import (
     parse_spec,
     register,
     register_scheme,
+)
+from pyanitsa.protocol import (
+    Agent,
+    BaseAgent,
+    HandView,
+    PickupView,
+    UnsupportedDecisionError,
+    hand_view,
+    pickup_view,
 )
 
 __all__ = [

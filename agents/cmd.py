@@ -34,10 +34,10 @@ from typing import Any
 import numpy as np
 
 from pyanitsa.agents.guard import DecisionTimeout, IllegalAnswer, time_budget
-from pyanitsa.agents.protocol import BaseAgent, HandView, PickupView, UnsupportedDecisionError
 from pyanitsa.agents.specs import register_scheme
 from pyanitsa.cards import Card
 from pyanitsa.errors import PyanitsaError
+from pyanitsa.protocol import BaseAgent, HandView, PickupView, UnsupportedDecisionError
 from pyanitsa.rules import Rules
 
 PROTOCOL = 1

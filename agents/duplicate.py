@@ -20,9 +20,9 @@ from dataclasses import asdict, dataclass
 import numpy as np
 
 from pyanitsa.agents.game import check_order, seat_rng
-from pyanitsa.agents.protocol import Agent, HandView, hand_view
 from pyanitsa.batch import play_records
 from pyanitsa.dealing import deal
+from pyanitsa.protocol import Agent, HandView, hand_view
 from pyanitsa.records import Record
 from pyanitsa.results import TacticalResult
 from pyanitsa.rng import Rng, derive_seed

@@ -42,7 +42,6 @@ from typing import Any
 import numpy as np
 
 from pyanitsa.agents.lazy import lazy_module
-from pyanitsa.agents.protocol import BaseAgent, HandView
 from pyanitsa.agents.search import cards_for_ranks
 from pyanitsa.agents.specs import register
 from pyanitsa.agents.warm import FallingBack
@@ -58,6 +57,7 @@ from pyanitsa.agents.zero_sum import (
 )
 from pyanitsa.cards import Card
 from pyanitsa.errors import PyanitsaError
+from pyanitsa.protocol import BaseAgent, HandView
 from pyanitsa.ranks import rank_table
 from pyanitsa.rules import Rules
 

@@ -30,8 +30,6 @@ from pyanitsa.agents.guard import (
     time_budget,
     watching_interrupts,
 )
-from pyanitsa.agents.orders import check_order
-from pyanitsa.agents.protocol import Agent, check_game, hand_view, pickup_view
 from pyanitsa.agents.seeding import AgentKey, seat_rng
 from pyanitsa.agents.warm import warm_agent
 from pyanitsa.cards import Card, Seat
@@ -39,6 +37,8 @@ from pyanitsa.classic import ClassicGame, PickupRequest
 from pyanitsa.dealing import deal
 from pyanitsa.errors import IllegalActionError, PyanitsaError
 from pyanitsa.events import RoundEvent
+from pyanitsa.orders import check_order
+from pyanitsa.protocol import Agent, check_game, hand_view, pickup_view
 from pyanitsa.records import Record
 from pyanitsa.results import Result
 from pyanitsa.rng import Rng

@@ -8,9 +8,9 @@ from typing import TextIO
 
 import numpy as np
 
-from pyanitsa.agents.protocol import BaseAgent, HandView, PickupView
 from pyanitsa.agents.specs import register
 from pyanitsa.cards import Card
+from pyanitsa.protocol import BaseAgent, HandView, PickupView
 from pyanitsa.ranks import RankTable, rank_table
 from pyanitsa.rules import Rules
 

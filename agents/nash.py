@@ -28,11 +28,11 @@ from typing import Any
 import numpy as np
 
 from pyanitsa.agents.lazy import lazy_module
-from pyanitsa.agents.protocol import BaseAgent, HandView, Mix
 from pyanitsa.agents.search import cards_for_ranks
 from pyanitsa.agents.specs import register
 from pyanitsa.agents.warm import FallingBack, dummy_decision
 from pyanitsa.cards import Card
+from pyanitsa.protocol import BaseAgent, HandView, Mix
 from pyanitsa.ranks import rank_table
 from pyanitsa.rules import Rules
 

@@ -21,10 +21,10 @@ from __future__ import annotations
 import numpy as np
 
 from pyanitsa.agents.odds import interleave_gap, tie_and_edge, tie_chain
-from pyanitsa.agents.protocol import BaseAgent, PickupView
 from pyanitsa.agents.specs import register
 from pyanitsa.cards import Card
 from pyanitsa.classic import fixed_pickup_order
+from pyanitsa.protocol import BaseAgent, PickupView
 from pyanitsa.rng import Rng
 
 

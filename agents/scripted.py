@@ -20,11 +20,10 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from pyanitsa.agents.odds import tie_and_edge, tie_chain
-from pyanitsa.agents.protocol import BaseAgent, Deterministic, HandView, Mix, PickupView
-from pyanitsa.agents.specs import register
+from pyanitsa.agents.specs import register, split_specs
 from pyanitsa.agents.warm import warm_agent
 from pyanitsa.cards import Card
-from pyanitsa.hooks import split_specs
+from pyanitsa.protocol import BaseAgent, Deterministic, HandView, Mix, PickupView
 from pyanitsa.ranks import RankTable
 from pyanitsa.rules import Rules
 

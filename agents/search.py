@@ -65,13 +65,13 @@ import numpy as np
 
 from pyanitsa.agents.lazy import lazy_module
 from pyanitsa.agents.pickup import engine_order
-from pyanitsa.agents.protocol import BaseAgent, HandView, PickupView, view_for
 from pyanitsa.agents.specs import make_agent, register
 from pyanitsa.agents.warm import Warming, dummy_decision, warm_agent
 from pyanitsa.cards import Card
 from pyanitsa.classic import FIXED_PICKUP_ORDERS, ClassicPosition
 from pyanitsa.dealing import deal
 from pyanitsa.errors import PyanitsaError
+from pyanitsa.protocol import BaseAgent, HandView, PickupView, view_for
 from pyanitsa.ranks import RankTable, rank_table
 from pyanitsa.rng import Rng
 from pyanitsa.rules import Rules

@@ -20,8 +20,8 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from pyanitsa.agents.guard import AgentRaised, call_agent, exception_text
-from pyanitsa.agents.protocol import Agent, BaseAgent
 from pyanitsa.errors import PyanitsaError, did_you_mean
+from pyanitsa.protocol import Agent, BaseAgent, set_spec_resolver
 
 
 class AgentSpecError(PyanitsaError):
@@ -255,3 +255,24 @@ BUILTIN_MODULES: tuple[str, ...] = (
 def builtin_agents() -> list[AgentInfo]:
     _load_builtins()
     return [REGISTRY[k] for k in sorted(REGISTRY)]
+
+
+
+def split_specs(text: str, *, allow_empty: bool = False) -> list[str]:
+    """Split ``a,b(x=1, y=2),c`` at commas outside parentheses (empty parts are an error
+    unless ``allow_empty``)."""
+    out, depth, start = [], 0, 0
+    for i, ch in enumerate(text):
+        if ch in "([":
+            depth += 1
+        elif ch in ")]":
+            depth -= 1
+        elif ch == "," and depth == 0:
+            out.append(text[start:i].strip())
+            start = i + 1
+    out.append(text[start:].strip())
+    if not allow_empty and any(not s for s in out):
+        raise PyanitsaError(f"--agents {text!r}: an empty agent spec")
+    return out
+
+set_spec_resolver(make_agent)  # the core's agent_from_spec (what the envs call) resolves here

@@ -26,10 +26,10 @@ from typing import Any
 
 import numpy as np
 
-from pyanitsa.agents.protocol import hand_view, pickup_view
 from pyanitsa.agents.specs import make_agent
 from pyanitsa.classic import ClassicGame, PickupRequest
 from pyanitsa.dealing import deal
+from pyanitsa.protocol import hand_view, pickup_view
 from pyanitsa.rng import Rng
 from pyanitsa.rules import Rules
 

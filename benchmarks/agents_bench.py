@@ -48,7 +48,10 @@ import numpy as np  # noqa: E402
 from pyanitsa import Rng, deal, derive_seed, preset  # noqa: E402
 from pyanitsa.agents import make_agent  # noqa: E402
 from pyanitsa.agents.game import play_games, results_of  # noqa: E402
-from pyanitsa.cli.bench import machine_basics  # noqa: E402
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # batch_bench.py beside
+from batch_bench import machine_basics  # noqa: E402
+
 from pyanitsa.rules import Rules  # noqa: E402
 
 HEURISTICS = ("random", "ascending", "descending", "strongest_first", "strongest_last",
@@ -96,7 +99,7 @@ def play_pairs(job: tuple[str, str, str, dict, int, int, int]) -> dict[str, Any]
     me = Timed(make_agent(candidate))
     other = make_agent(opponent)
     if rules.mode == "tactical":  # compile / load the kernels before timing anything
-        from pyanitsa.agents.protocol import hand_view
+        from pyanitsa.protocol import hand_view
 
         warm = deal(rules, 2, Rng(derive_seed(seed, 10**9)))
         me.agent.order_hand(hand_view(rules, 0, warm.seats, 0), np.random.default_rng(0))
@@ -142,7 +145,7 @@ def head_to_head(candidate: str, opponent: str, *, pairs: int, seed: int, worker
 def decision_timing(candidate: str, deals: int, seed: int) -> dict[str, Any]:
     """The candidate ordering both hands of ``deals`` two-player tactical 36 deals, one process,
     nothing else of ours running: wall-clock and CPU time per decision."""
-    from pyanitsa.agents.protocol import hand_view
+    from pyanitsa.protocol import hand_view
 
     rules = preset("tactical")
     agent = make_agent(candidate)

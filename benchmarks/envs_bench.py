@@ -35,7 +35,9 @@ import numpy as np  # noqa: E402
 from gymnasium import spaces  # noqa: E402
 
 import pyanitsa.envs  # noqa: E402,F401  (registers the environments)
-from pyanitsa.cli.bench import machine_basics  # noqa: E402
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # batch_bench.py beside
+from batch_bench import machine_basics  # noqa: E402
 
 DEFAULT_REPEATS = 3
 SEED = 7

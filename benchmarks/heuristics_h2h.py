@@ -21,7 +21,7 @@ import time
 
 from pyanitsa.agents import make_agent
 from pyanitsa.agents.game import play_games, results_of
-from pyanitsa.hooks import split_specs
+from pyanitsa.agents.specs import split_specs
 from pyanitsa.rng import derive_seed
 from pyanitsa.rules import Rules, preset
 

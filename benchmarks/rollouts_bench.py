@@ -31,7 +31,10 @@ if __name__ == "__main__":
 
 from pyanitsa.batch import UNFINISHED, play_positions  # noqa: E402
 from pyanitsa.classic import ClassicGame, ClassicPosition  # noqa: E402
-from pyanitsa.cli.bench import machine_basics  # noqa: E402
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # batch_bench.py beside
+from batch_bench import machine_basics  # noqa: E402
+
 from pyanitsa.dealing import deal  # noqa: E402
 from pyanitsa.results import Termination  # noqa: E402
 from pyanitsa.rng import Rng, derive_seed  # noqa: E402

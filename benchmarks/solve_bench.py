@@ -55,7 +55,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import numpy as np  # noqa: E402
 
-from pyanitsa.cli.bench import machine_basics  # noqa: E402
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # batch_bench.py beside
+from batch_bench import machine_basics  # noqa: E402
+
 from pyanitsa.rules import Rules  # noqa: E402
 
 DEFAULT_CARDS = (9, 10)

@@ -37,7 +37,9 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from pyanitsa import preset  # noqa: E402
-from pyanitsa.cli.bench import machine_basics  # noqa: E402
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # batch_bench.py beside
+from batch_bench import machine_basics  # noqa: E402
 
 FAST = ("random", "ascending", "descending", "strongest_first", "strongest_last", "sacrifice",
         "tie_aware", "mixed", "nash", "ppo:tactical-2p", "ppo:tactical-2p(greedy=True)")
@@ -92,9 +94,9 @@ def duel_chunk(job: tuple[str, Sequence[str], int, int, int]) -> dict[str, list[
     """Pair scores of each opponent against ``candidate`` on deals ``lo .. hi - 1``."""
     from pyanitsa.agents import make_agent
     from pyanitsa.agents.game import check_order, seat_rng
-    from pyanitsa.agents.protocol import hand_view
     from pyanitsa.batch import play_records
     from pyanitsa.dealing import deal
+    from pyanitsa.protocol import hand_view
     from pyanitsa.records import Record
     from pyanitsa.rng import Rng, derive_seed
 

@@ -32,7 +32,9 @@ REPO_ROOT = Path(__file__).resolve().parents[1]
 if __name__ == "__main__":
     sys.path.insert(0, str(REPO_ROOT))
 
-from pyanitsa.cli.bench import machine_basics  # noqa: E402
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # batch_bench.py beside
+from batch_bench import machine_basics  # noqa: E402
+
 from pyanitsa.tournaments.config import parse_config  # noqa: E402
 from pyanitsa.tournaments.runner import run_tournament  # noqa: E402
 

@@ -11,12 +11,15 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Literal
 
 import gymnasium
+import numpy as np
 
-from pyanitsa.agents import Agent, make_agent
 from pyanitsa.cards import Seat
 from pyanitsa.errors import InvalidRulesError
 from pyanitsa.observation import layout as layout  # the core's, shared by every env
+from pyanitsa.protocol import Agent, agent_from_spec
+from pyanitsa.records import Record
 from pyanitsa.results import ClassicResult, TacticalResult, Termination
+from pyanitsa.rng import MASK64
 from pyanitsa.rules import Mode, Rules
 
 RulesArg = Rules | str | Mapping[str, Any] | None
@@ -88,7 +91,15 @@ def make_opponents(opponents: OpponentsArg, players: int) -> list[Agent]:
         if len(specs) != players - 1:
             raise ValueError(f"opponents: {len(specs)} given for {players - 1} opponent seats "
                              f"({players} players)")
-    return [make_agent(s) for s in specs]
+    return [agent_from_spec(s) for s in specs]
+
+
+def seeded_deal(rules: Rules, players: int, rng: np.random.Generator) -> tuple[int, Record]:
+    """An episode's deal: a 64-bit seed drawn from the env's generator, dealt by the core, so
+    ``Record.dealt(rules, players, seed)`` is the episode's game anywhere (``pyanitsa play
+    --seed`` deals the same way)."""
+    seed = int(rng.integers(0, MASK64, dtype=np.uint64, endpoint=True))
+    return seed, Record.dealt(rules, players, seed)
 
 
 def action_index(action: object, legal: Sequence[int]) -> int:

@@ -17,10 +17,8 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from pyanitsa.agents import Agent, check_order, pickup_view
 from pyanitsa.cards import Card, Seat
 from pyanitsa.classic import ClassicGame, PickupRequest
-from pyanitsa.dealing import deal
 from pyanitsa.envs._common import (
     DEFAULT_OPPONENT,
     OpponentsArg,
@@ -34,12 +32,15 @@ from pyanitsa.envs._common import (
     read_rules,
     read_seat,
     render_text,
+    seeded_deal,
 )
 from pyanitsa.errors import InvalidRulesError
+from pyanitsa.orders import check_order
+from pyanitsa.protocol import Agent, classic_view, pickup_view
 from pyanitsa.ranks import rank_table
 from pyanitsa.records import Record
 from pyanitsa.results import ClassicResult
-from pyanitsa.rng import MASK64, Rng
+from pyanitsa.rng import Rng
 from pyanitsa.rules import Rules
 
 DEFAULT_MAX_ROUNDS = 2000
@@ -96,9 +97,6 @@ class ClassicLayout:
         self.labels = table.labels
         self.counts_np = np.asarray(table.counts, dtype=np.float32)
         self.future_start = self.slices["future"].start
-        # game.seen is indexed by strength; rank index of each strength that occurs
-        strength = _strengths(rules)
-        self.seen_pairs = sorted({(strength[c], table.rank_of[c]) for c in range(d)})
 
     def space(self) -> spaces.Box:
         return spaces.Box(0.0, 1.0, (self.size,), np.float32)
@@ -116,31 +114,24 @@ class ClassicLayout:
         if left is not None:
             out[sl["table"]] = np.asarray(left, dtype=np.float32) / self.counts_np
         rank_of = self.rank_of
-        stack = game.stacks[seat]
-        known = list(stack)[game.unknown[seat]:]
-        pos = len(stack) - len(known)
+        view = classic_view(game, seat)
+        known = view.known_tail
+        pos = view.stack_sizes[seat] - len(known)
         base = self.future_start
-        for c in (*known, *game.piles[seat], *placed):
+        for c in (*known, *view.my_pile, *placed):
             out[base + pos * r + rank_of[c]] = 1.0
             pos += 1
         order = [(seat + i) % p for i in range(p)]
-        out[sl["stacks"]] = [len(game.stacks[s]) / d for s in order]
-        out[sl["piles"]] = [len(game.piles[s]) / d for s in order]
-        out[sl["in_game"]] = [1.0 if game.in_game[s] else 0.0 for s in order]
+        out[sl["stacks"]] = [view.stack_sizes[s] / d for s in order]
+        out[sl["piles"]] = [view.pile_sizes[s] / d for s in order]
+        out[sl["in_game"]] = [1.0 if view.in_game[s] else 0.0 for s in order]
         seen_start = sl["seen"].start
-        for strength, rank in self.seen_pairs:
-            x = game.seen[strength]
+        for rank, x in enumerate(view.seen):
             out[seen_start + rank] = x / (x + self.counts[rank])
         out[sl["seat"].start + seat] = 1.0
         out[sl["players"]] = p / 8
-        out[sl["rounds"]] = min(game.rounds / game.rules.max_rounds, 1.0)
+        out[sl["rounds"]] = min(view.rounds / view.rules.max_rounds, 1.0)
         return pos
-
-
-def _strengths(rules: Rules) -> tuple[int, ...]:
-    from pyanitsa.showdown import Judge
-
-    return Judge(rules).strength
 
 
 class _Pause(Exception):
@@ -170,6 +161,8 @@ class ClassicDriver:
         self.dealer = 0
         self.stacks: tuple[tuple[Card, ...], ...] = ()
         self.play_seed: int | None = None
+        self.deal_seed = 0
+        """The seed of the current deal: ``Record.dealt(rules, players, deal_seed)``."""
         self.skipped = 0
         """Deals skipped at the last start because nobody outside had a decision to make."""
         self.pending: PickupRequest | None = None
@@ -204,11 +197,8 @@ class ClassicDriver:
         self.agent_rng = rng
         self.skipped = 0
         for _ in range(MAX_DEALS):
-            seed = int(rng.integers(0, MASK64, dtype=np.uint64, endpoint=True))
-            deal_rng = Rng(seed)
-            dealt = deal(self.rules, self.players, deal_rng)
-            self.dealer, self.stacks = dealt.dealer, dealt.seats
-            self.play_seed = deal_rng.state if self.rules.random_play else None
+            self.deal_seed, dealt = seeded_deal(self.rules, self.players, rng)
+            self.dealer, self.stacks, self.play_seed = dealt.dealer, dealt.seats, dealt.seed
             self.game = ClassicGame(self.rules, dealt.seats, dealer=dealt.dealer,
                                     rng=Rng(self.play_seed) if self.play_seed is not None
                                     else None, pickup=self._pickup)
@@ -341,7 +331,7 @@ class ClassicDriver:
         for s in range(self.players):
             tag = " (learner)" if s == learner else ""
             state = "" if game.in_game[s] else "  out"
-            known = list(game.stacks[s])[game.unknown[s]:]
+            known = classic_view(game, s).known_tail
             lines.append(f"seat {s}{tag}: stack {len(game.stacks[s]):2d}, pile "
                          f"{len(game.piles[s]):2d}{state}; known tail: "
                          f"{' '.join(labels[rank_of[c]] for c in known) or '-'}")
@@ -496,6 +486,11 @@ class ClassicEnv(gym.Env[np.ndarray, np.int64]):
         if self._driver.pending is None:
             return np.zeros(self.layout.ranks, dtype=bool)
         return self._driver.mask.copy()
+
+    @property
+    def deal_seed(self) -> int:
+        """The current episode's deal is ``Record.dealt(rules, players, deal_seed)``."""
+        return self._driver.deal_seed
 
     def record(self) -> Record:
         """The current game as a replayable record (``pyanitsa replay``), decisions included."""

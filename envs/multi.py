@@ -34,6 +34,7 @@ from pyanitsa.envs._common import (
     read_players,
     read_rules,
     render_text,
+    seeded_deal,
     tactical_reward,
 )
 from pyanitsa.envs.classic import DEFAULT_MAX_ROUNDS, ClassicDriver, classic_rules
@@ -100,7 +101,8 @@ class TacticalAECEnv(_SeededAEC):
     played and every agent terminates with its reward (``margin``, ``win`` or ``rank``, as in
     ``pyanitsa/Tactical-v0``; ``engine`` as there too). The observation is :class:`~pyanitsa.envs.tactical.TacticalLayout`
     for the agent's seat plus its ``action_mask`` (the ranks still in its hand). Seeded by
-    ``reset(seed=...)``: the deal comes from the env's generator.
+    ``reset(seed=...)``: the deal is the core's ``Record.dealt(rules, players, deal_seed)``,
+    its :attr:`deal_seed` drawn from the env's generator.
 
     ``tactical_env(rules="tactical", players=2, reward="margin", render_mode="ansi")``
     """
@@ -130,11 +132,9 @@ class TacticalAECEnv(_SeededAEC):
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
         self._seed(seed)
-        lay = self.layout
-        n = lay.hand_size
-        deck = self.np_random.permutation(self.rules.deck.size).tolist()
+        self.deal_seed, dealt = seeded_deal(self.rules, self.players, self.np_random)
         for s, seat in enumerate(self._seats):
-            seat.deal(s, deck[s * n:(s + 1) * n])
+            seat.deal(s, dealt.seats[s])
         self._orders = [[] for _ in range(self.players)]
         self.result = None
         self._start()
@@ -246,6 +246,11 @@ class ClassicAECEnv(_SeededAEC):
             self._finish([classic_reward(result, s) for s in range(self.players)],
                          {"result": result.to_json()})
         self._accumulate_rewards()
+
+    @property
+    def deal_seed(self) -> int:
+        """The current episode's deal is ``Record.dealt(rules, players, deal_seed)``."""
+        return self._driver.deal_seed
 
     def record(self) -> Record:
         """The current game as a replayable record, decisions included."""

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from pyanitsa.agents import AgentFailure, AgentSpecError, make_agent, play_game
-from pyanitsa.hooks import split_specs
+from pyanitsa.agents.specs import split_specs
 from pyanitsa.rules import preset
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -208,7 +208,7 @@ def test_writing_to_a_view_changes_no_other_tournament_game(tmp_path):
 
 
 def test_a_view_costs_little_to_copy():
-    from pyanitsa.agents.protocol import view_for
+    from pyanitsa.protocol import view_for
 
     hand = list(range(0, 36, 2))
     runs = 2000

@@ -11,9 +11,9 @@ import numpy as np
 import pytest
 
 from pyanitsa.agents import kernels, make_agent, play_game
-from pyanitsa.agents.protocol import hand_view
 from pyanitsa.agents.search import MCSearch, OpponentModel, OrderSearch, PickupRollouts
 from pyanitsa.cards import Deck
+from pyanitsa.protocol import hand_view
 from pyanitsa.ranks import rank_table
 from pyanitsa.rules import Rules, preset
 from pyanitsa.tactical import TacticalGame
@@ -252,7 +252,7 @@ def test_classic_pickups_by_rollouts() -> None:
 
 def test_pickup_world_samples_are_consistent() -> None:
     """A sampled world holds every card exactly once, in places of the right sizes."""
-    from pyanitsa.agents.protocol import pickup_view
+    from pyanitsa.protocol import pickup_view
 
     rules = preset("classic-ru", pickup_order="agent", deck="36")
     views = []
@@ -285,9 +285,9 @@ def test_pickup_world_samples_are_consistent() -> None:
 
 
 def _pickup_views(rules, players: int, seed: int, rounds: int) -> list:
-    from pyanitsa.agents.protocol import pickup_view
     from pyanitsa.classic import ClassicGame
     from pyanitsa.dealing import deal
+    from pyanitsa.protocol import pickup_view
     from pyanitsa.rng import Rng
 
     views = []
@@ -355,9 +355,9 @@ def test_pickup_rollouts_on_the_batch_core_score_as_the_reference_engine(options
 @pytest.mark.parametrize("how", PickupRollouts.FIXED)
 def test_pickup_candidates_reproduce_the_engine_orders(how: str) -> None:
     """The fixed candidate orders, built from the view alone, are the engine's own orders."""
-    from pyanitsa.agents.protocol import pickup_view
     from pyanitsa.classic import ClassicGame
     from pyanitsa.dealing import deal
+    from pyanitsa.protocol import pickup_view
     from pyanitsa.rng import Rng
 
     for players, options in ((2, {"dispute": "down_up", "stakes": 2}), (3, {}),

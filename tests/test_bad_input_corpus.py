@@ -77,4 +77,4 @@ def test_the_corpus_is_large_and_covers_every_command():
     assert len(set(names)) == len(names) >= 400
     assert {argv[0] for _, argv, _ in CASES} >= {
         "play", "simulate", "replay", "enumerate", "tournament", "report", "agents", "solve",
-        "exploit", "train", "bench", "demo"}
+        "exploit", "train", "demo"}

@@ -1,4 +1,4 @@
-"""`pyanitsa simulate`, `pyanitsa enumerate --engine` and `pyanitsa bench` on the batch core."""
+"""`pyanitsa simulate`, `pyanitsa enumerate --engine` and benchmarks/run.py on the batch core."""
 
 from __future__ import annotations
 
@@ -55,9 +55,11 @@ def test_enumerate_engines_agree(capsys, extra: list[str]) -> None:
     assert batch == ref
 
 
-def test_bench_quick_json(capsys) -> None:
-    out = run_json(capsys, ["bench", "--quick", "--json", "--only", "tactical-36", "--games",
-                            "2000", "--repeats", "1", "--no-reference"])
+def test_bench_quick_json(capsys, benchmark_module) -> None:
+    bench = benchmark_module("run")
+    assert bench.main(["--quick", "--json", "--only", "tactical-36", "--games", "2000",
+                       "--repeats", "1", "--no-reference"]) == 0
+    out = json.loads(capsys.readouterr().out)
     w = out["workloads"]["tactical-36"]
     assert w["games"] == 2000 and w["games_per_s"] > 0 and w["first_call_seconds"] > 0
     assert w["target"]["metric"] == "games_per_s"

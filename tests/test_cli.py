@@ -175,8 +175,9 @@ def test_help_lists_the_subcommands() -> None:
 
     out = run("--help")
     listed = set(re.findall(r"^    ([a-z]+)(?:  |$)", out.stdout, re.M))
-    assert {"play", "replay", "enumerate", "simulate", "bench", "demo", "agents", "solve",
+    assert {"play", "replay", "enumerate", "simulate", "demo", "agents", "solve",
             "exploit", "tournament", "report", "match", "train"} <= listed, listed
+    assert "bench" not in listed  # benchmarks/run.py: benchmark code is not in the product
 
 
 def test_simulate_with_agents_plays_the_referees_games(capsys: pytest.CaptureFixture[str]

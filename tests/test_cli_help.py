@@ -24,7 +24,7 @@ def help_text(parser: argparse.ArgumentParser, monkeypatch: pytest.MonkeyPatch) 
 
 
 def test_the_subcommands_are_all_found():
-    assert {"play", "replay", "bench", "demo", "tournament", "report", "train"} <= \
+    assert {"play", "replay", "demo", "tournament", "report", "train"} <= \
         set(subcommands())
 
 

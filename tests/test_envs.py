@@ -512,3 +512,74 @@ def test_envs_benchmark_smoke(capsys, benchmark_module) -> None:
     tactical = report["workloads"]["tactical-v0"]
     assert tactical["steps_per_s"] > 0 and tactical["episodes"] == 2000 // 18
     assert report["workloads"]["bare"]["ratio_to_bare"] == 1.0
+
+
+def test_auto_engine_does_not_swallow_a_batch_core_error(monkeypatch) -> None:
+    """No blanket ``except`` at construction: a batch core that fails for any reason but being
+    absent raises and says why, instead of a silent fall-back to the reference engine."""
+    from pyanitsa.envs import tactical
+
+    def broken(self) -> None:
+        raise RuntimeError("a bug in the batch set-up")
+
+    monkeypatch.setattr(tactical.TacticalScorer, "_setup_batch", broken)
+    with pytest.raises(RuntimeError, match="a bug in the batch set-up"):
+        tactical.TacticalScorer(Rules.default("tactical"), 2, engine="auto")
+
+
+def test_auto_engine_falls_back_only_without_the_batch_core(monkeypatch) -> None:
+    from pyanitsa.envs import tactical
+
+    def absent(self) -> None:
+        raise ImportError("No module named 'numba'")
+
+    monkeypatch.setattr(tactical.TacticalScorer, "_setup_batch", absent)
+    assert tactical.TacticalScorer(Rules.default("tactical"), 2).engine == "reference"
+    with pytest.raises(ValueError, match="engine: the batch core is unavailable"):
+        tactical.TacticalScorer(Rules.default("tactical"), 2, engine="batch")
+
+
+def test_the_scorer_plays_no_game_when_built(monkeypatch) -> None:
+    """No self-test in the constructor: the parity tests check the engines agree."""
+    from pyanitsa.envs import tactical
+
+    played = []
+    monkeypatch.setattr(tactical.TacticalGame, "play", lambda self: played.append(self))
+    rules = Rules.from_options({"preset": "tactical", "deck": "52"}, mode="tactical")
+    assert tactical.TacticalScorer(rules, 7, engine="auto").engine == "batch"
+    assert played == []
+
+
+@pytest.mark.parametrize("players", [2, 3, 5])
+def test_tactical_episodes_are_dealt_by_the_core(players: int) -> None:
+    """One seeded-deal path: an episode's hands are the core's deal ``Record.dealt(rules,
+    players, env.deal_seed)``, so the episode is that core game with the orders chosen."""
+    from pyanitsa.records import Record
+
+    env = TacticalEnv(players=players, seat="random", opponents="random")
+    for seed in range(4):
+        run_episode(env, seed=seed)
+        dealt = Record.dealt(env.rules, players, env.deal_seed)
+        played = env.record()
+        assert [sorted(h) for h in played.seats] == [sorted(h) for h in dealt.seats]
+
+
+def test_multi_tactical_episodes_are_dealt_by_the_core() -> None:
+    from pyanitsa.records import Record
+
+    env = multi.TacticalAECEnv(players=3)
+    for seed in range(3):
+        env.reset(seed=seed)
+        dealt = Record.dealt(env.rules, 3, env.deal_seed)
+        held = [sorted(c for cards in seat.by_rank for c in cards) for seat in env._seats]
+        assert held == [sorted(h) for h in dealt.seats]
+
+
+def test_classic_episodes_are_dealt_by_the_core() -> None:
+    from pyanitsa.records import Record
+
+    env = ClassicEnv(players=3)
+    env.reset(seed=4)
+    dealt = Record.dealt(env.rules, 3, env.deal_seed)
+    played = env.record()
+    assert (played.seats, played.dealer, played.seed) == (dealt.seats, dealt.dealer, dealt.seed)

@@ -25,10 +25,10 @@ from pyanitsa.agents.equilibrium import (
     solve_deal,
 )
 from pyanitsa.agents.kernels import distinct_orders
-from pyanitsa.agents.protocol import hand_view
 from pyanitsa.cards import Deck
 from pyanitsa.cli import main
 from pyanitsa.dealing import deal
+from pyanitsa.protocol import hand_view
 from pyanitsa.ranks import rank_table
 from pyanitsa.rng import Rng
 from pyanitsa.rules import Rules

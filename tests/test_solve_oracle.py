@@ -30,11 +30,11 @@ from pyanitsa.agents.equilibrium import (
     zero_sum_payoff,
 )
 from pyanitsa.agents.kernels import cmp_table, distinct_orders, order_values2, support_table
-from pyanitsa.agents.protocol import hand_view
 from pyanitsa.cards import Deck
 from pyanitsa.cli import main
 from pyanitsa.dealing import deal
 from pyanitsa.errors import PyanitsaError
+from pyanitsa.protocol import hand_view
 from pyanitsa.ranks import rank_table
 from pyanitsa.rng import Rng
 from pyanitsa.rules import Rules

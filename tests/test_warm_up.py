@@ -18,10 +18,10 @@ import yaml
 from pyanitsa import preset
 from pyanitsa.agents import BaseAgent
 from pyanitsa.agents.game import play_game
-from pyanitsa.agents.protocol import hand_view
 from pyanitsa.agents.specs import make_agent
 from pyanitsa.agents.warm import warm_agent
 from pyanitsa.dealing import deal
+from pyanitsa.protocol import hand_view
 from pyanitsa.rng import Rng
 from pyanitsa.tournaments.store import Store
 

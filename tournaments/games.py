@@ -22,8 +22,8 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from pyanitsa.agents.game import AgentFailure, GameOutcome, play_games
-from pyanitsa.agents.protocol import Agent
 from pyanitsa.agents.seeding import AgentKey
+from pyanitsa.protocol import Agent
 from pyanitsa.results import ClassicResult, Result, TacticalResult
 from pyanitsa.rules import Rules
 from pyanitsa.tournaments.schedule import GameKey, Schedule

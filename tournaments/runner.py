@@ -33,9 +33,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pyanitsa.agents.protocol import check_game
 from pyanitsa.agents.seeding import AgentKey
 from pyanitsa.agents.specs import make_agent
+from pyanitsa.protocol import check_game
 from pyanitsa.tournaments.anchor import anchor_index
 from pyanitsa.tournaments.config import TournamentConfig, TournamentConfigError, TournamentError
 from pyanitsa.tournaments.deaths import Chunk, Deaths

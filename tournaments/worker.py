@@ -15,11 +15,11 @@ from typing import Any
 
 import numpy as np
 
-from pyanitsa.agents.protocol import Agent
 from pyanitsa.agents.seeding import AgentKey
 from pyanitsa.agents.specs import make_agent
 from pyanitsa.agents.warm import warm_agent
 from pyanitsa.cards import Card
+from pyanitsa.protocol import Agent
 from pyanitsa.rules import Rules
 from pyanitsa.tournaments.config import TournamentConfig
 from pyanitsa.tournaments.games import play_rows

@@ -1,7 +1,9 @@
 """The ``pyanitsa`` command line: one script, one subcommand per job.
 
-Core subcommands live here; the upper layers (agents, tournaments, training) add theirs through
-the ``pyanitsa.commands`` entry-point group, so the core never imports them.
+The CLI is the top layer: it may import every package (the core, agents, tournaments,
+training) and nothing imports it. Each subcommand is a module with ``register(sub)``, listed in
+:data:`COMMANDS`; a module imports what its command runs inside ``run``, so building the parser
+stays quick.
 """
 
 from __future__ import annotations
@@ -12,20 +14,23 @@ import os
 import sys
 import textwrap
 from collections.abc import Sequence
-from importlib.metadata import entry_points
 from typing import Any
 
 import yaml
 
 from pyanitsa.errors import PyanitsaError
 
-CORE_COMMANDS = (
+COMMANDS = (
     "pyanitsa.cli.play",
     "pyanitsa.cli.replay",
     "pyanitsa.cli.enumerate",
     "pyanitsa.cli.simulate",
-    "pyanitsa.cli.bench",
     "pyanitsa.cli.demo",
+    "pyanitsa.cli.agents",
+    "pyanitsa.cli.solve",  # solve
+    "pyanitsa.cli.exploit",
+    "pyanitsa.cli.tournament",  # tournament, report, match
+    "pyanitsa.agents.train_cli",  # train: moves here with training (above the envs)
 )
 
 
@@ -72,10 +77,8 @@ def build_parser() -> argparse.ArgumentParser:
                         help="show the traceback of an unexpected error instead of one line "
                              "(give it before COMMAND: pyanitsa --debug replay x.json)")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
-    for name in CORE_COMMANDS:
+    for name in COMMANDS:
         importlib.import_module(name).register(sub)
-    for ep in sorted(entry_points(group="pyanitsa.commands"), key=lambda e: e.name):
-        ep.load()(sub)
     return parser
 
 

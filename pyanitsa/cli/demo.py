@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import argparse
 
-from pyanitsa import argtypes
+from pyanitsa.cli import argtypes
 from pyanitsa.cli.play import describe
 from pyanitsa.enumeration import enumerate_deals
 from pyanitsa.events import format_round

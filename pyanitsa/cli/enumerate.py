@@ -7,9 +7,9 @@ import json
 import os
 import time
 
-from pyanitsa import argtypes
+from pyanitsa.cli import argtypes
+from pyanitsa.cli.rules_args import add_rules_arguments, rules_from_args
 from pyanitsa.enumeration import check_enumerable, count_deals, enumerate_deals
-from pyanitsa.rules_args import add_rules_arguments, rules_from_args
 
 
 def register(sub: argparse._SubParsersAction) -> None:

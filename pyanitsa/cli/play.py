@@ -6,13 +6,12 @@ import argparse
 import json
 import secrets
 
-from pyanitsa import argtypes
+from pyanitsa.cli import argtypes
+from pyanitsa.cli.rules_args import add_rules_arguments, rules_from_args
 from pyanitsa.errors import CliError
 from pyanitsa.events import format_round
-from pyanitsa.hooks import hook, split_specs
 from pyanitsa.records import Record
 from pyanitsa.results import ClassicResult, Result, TacticalResult
-from pyanitsa.rules_args import add_rules_arguments, rules_from_args
 
 LONG_LOG = 60
 """Rounds of log beyond which ``play`` shows only the beginning and the end (``--full``: all)."""
@@ -46,6 +45,10 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    # the agents load when a command runs, not when the parser is built for every command
+    from pyanitsa.agents.game import play_specs
+    from pyanitsa.agents.specs import split_specs
+
     rules = rules_from_args(args)
     chosen = args.seed is not None
     seed = args.seed if chosen else secrets.randbelow(2**32)  # printed below: replayable
@@ -60,8 +63,7 @@ def run(args: argparse.Namespace) -> int:
         record = Record.dealt(rules, players, seed)
         result, events = record.play_logged()
     else:
-        outcome = hook("play_game")(rules, specs, seed, log=True,
-                                    time_limit=args.time_limit)
+        outcome = play_specs(rules, specs, seed, log=True, time_limit=args.time_limit)
         record, result, events = outcome.record, outcome.result, outcome.events
     if args.json:
         print(json.dumps({"record": record.to_json(), "result": result.to_json()},

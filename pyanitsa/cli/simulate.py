@@ -10,13 +10,12 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 
-from pyanitsa import argtypes
+from pyanitsa.cli import argtypes
+from pyanitsa.cli.rules_args import add_rules_arguments, rules_from_args
 from pyanitsa.errors import CliError
-from pyanitsa.hooks import hook, split_specs
 from pyanitsa.results import ClassicResult, Termination
 from pyanitsa.rng import derive_seed
 from pyanitsa.rules import Rules
-from pyanitsa.rules_args import add_rules_arguments, rules_from_args
 
 MAX_GAMES = 2**62
 """The most games one run may ask for: game numbers stay inside the batch core's 64-bit
@@ -64,6 +63,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from pyanitsa.agents.specs import split_specs  # loaded by the command, not the parser
+
     if args.plot:
         check_plot_path(args.plot)  # before the games, not after them
     rules = rules_from_args(args)
@@ -198,8 +199,10 @@ def stream_agents(rules: Rules, tally, games: int, seed: int, swap: bool, progre
     ``swap``, then again with their seats swapped); each chunk's games are added to it."""
     import numpy as np
 
-    agents = [hook("make_agent")(s) for s in tally.names]
-    play_games = hook("play_games")
+    from pyanitsa.agents.game import play_games
+    from pyanitsa.agents.specs import make_agent
+
+    agents = [make_agent(s) for s in tally.names]
     seats = list(range(len(agents)))
     seatings = [seats, seats[::-1]] if swap else [seats]
     for first in range(0, games, AGENT_CHUNK):

@@ -47,14 +47,10 @@ FLAGS = [  # (command prefix, flag, kind)
     (["exploit", "random", "--deals", "1"], "--samples", "count"),
     (["exploit", "random", "--deals", "1"], "--fresh", "count"),
     (["report", "{tmp}/adir"], "--bootstrap", "nonneg"),
-    (["bench", "--quick", "--only", "compile"], "--games", "count"),
-    (["bench", "--quick", "--only", "compile"], "--repeats", "count"),
-    (["bench", "--quick", "--only", "compile"], "--seed", "seed"),
-    (["bench", "--quick", "--only", "compile"], "--workers", "count"),
     (["demo"], "--seed", "seed"),
 ]
 # Fewer values for the slower commands keep the file fast; the slow sweep takes all of them.
-FAST_KINDS = {"bench": 6, "exploit": 8, "solve": 8, "report": 8}
+FAST_KINDS = {"exploit": 8, "solve": 8, "report": 8}
 
 
 def _flag_cases(full: bool) -> list[tuple[str, list[str], int]]:

@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
-from pyanitsa import argtypes
+from pyanitsa.cli import argtypes
 from pyanitsa.config import add_set_argument
 
 if TYPE_CHECKING:
@@ -55,8 +55,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     r.add_argument("--quiet", action="store_true", help="do not print the table")
     r.set_defaults(run=run_report_command)
 
-    from pyanitsa.tournaments import match_cli
-    match_cli.register(sub)
+    from pyanitsa.cli import match
+    match.register(sub)
 
 
 class _Sink:

@@ -9,11 +9,11 @@ import re
 import sys
 from typing import Any
 
-from pyanitsa import argtypes
+from pyanitsa.cli import argtypes
+from pyanitsa.cli.rules_args import add_rules_arguments
 from pyanitsa.config import apply_override, load_mapping
 from pyanitsa.errors import CliError, PyanitsaError
 from pyanitsa.rules import Rules
-from pyanitsa.rules_args import add_rules_arguments
 
 SPRT_KEYS = ("elo0", "elo1", "alpha", "beta")
 

@@ -1,9 +1,9 @@
-"""``pyanitsa bench`` (and ``make bench``): the batch core's speed next to the reference engine's
-and to the plain C yardsticks of ``../shared/yardstick``, all measured in the same run.
+"""The batch core's speed next to the reference engine's and to the plain C yardsticks of
+``../shared/yardstick``, all measured in the same run (``benchmarks/run.py``, ``make bench``).
 
-    pyanitsa bench                      # every workload, median of 3 repeats
-    pyanitsa bench --quick              # a smoke run of some seconds
-    pyanitsa bench --json --only tactical-36
+    python benchmarks/run.py                      # every workload, median of 3 repeats
+    python benchmarks/run.py --quick              # a smoke run of some seconds
+    python benchmarks/run.py --json --only tactical-36
 
 Workloads play two-player games seeded like ``pyanitsa simulate`` (game ``i`` dealt from
 ``derive_seed(seed, i)``): the batch core on one thread, the reference engine on a smaller
@@ -32,12 +32,12 @@ from dataclasses import asdict, dataclass, field
 from datetime import datetime
 from pathlib import Path
 
-from pyanitsa import argtypes
+from pyanitsa.cli import argtypes
 from pyanitsa.records import Record
 from pyanitsa.rng import derive_seed
 from pyanitsa.rules import Rules, preset
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
+REPO_ROOT = Path(__file__).resolve().parents[1]
 YARDSTICK_DIR = REPO_ROOT.parent / "shared" / "yardstick"
 PLAYERS = 2
 DEFAULT_SEED = 7
@@ -52,16 +52,9 @@ child process on every core (wall time and peak memory); compile times a fresh p
 call with an empty numba cache and with a warm one."""
 EXAMPLES = """\
 examples:
-  pyanitsa bench                        # every workload, median of 3 repeats
-  pyanitsa bench --quick                # a smoke run of some seconds
-  pyanitsa bench --json --only tactical-36"""
-
-
-def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("bench", help="benchmark the batch core against the reference and C",
-                       description=DESCRIPTION, epilog=EXAMPLES)
-    add_arguments(p)
-    p.set_defaults(run=lambda args: (print_report(run(args), args.json), 0)[1])
+  python benchmarks/run.py                      # every workload, median of 3 repeats
+  python benchmarks/run.py --quick              # a smoke run of some seconds
+  python benchmarks/run.py --json --only tactical-36"""
 
 
 # -- workloads ----------------------------------------------------------------------------------
@@ -445,7 +438,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     from pyanitsa.cli import HelpFormatter
 
-    parser = argparse.ArgumentParser(description=DESCRIPTION, epilog=EXAMPLES,
+    parser = argparse.ArgumentParser(prog="benchmarks/run.py", description=DESCRIPTION,
+                                     epilog=EXAMPLES,
                                      formatter_class=HelpFormatter)
     add_arguments(parser)
     args = parser.parse_args(argv)

@@ -4,7 +4,7 @@ It prints the value of one deal (each seat's expected score at equilibrium), the
 mixes over rank orders and the solve time, for the zero-sum game of
 :mod:`pyanitsa.agents.equilibrium`: the payoff is the score difference (or its sign with
 ``--objective win``), flipped under misère. ``pyanitsa exploit`` is in
-:mod:`pyanitsa.agents.exploit_cli`.
+:mod:`pyanitsa.cli.exploit`.
 """
 
 from __future__ import annotations
@@ -15,10 +15,10 @@ import math
 import time
 from typing import Any
 
-from pyanitsa import argtypes
+from pyanitsa.cli import argtypes
+from pyanitsa.cli.rules_args import add_rules_arguments, rules_from_args
 from pyanitsa.errors import CliError
 from pyanitsa.rules import Rules
-from pyanitsa.rules_args import add_rules_arguments, rules_from_args
 
 
 def register(sub: argparse._SubParsersAction) -> None:

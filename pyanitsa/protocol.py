@@ -1,0 +1,274 @@
+"""The agent protocol: one object answers both decisions of the game.
+
+* ``order_hand`` (tactical): the order in which to play my hand, first played first.
+* ``order_pickup`` (classic, ``pickup_order: agent``): the order in which a table I won goes
+  under my stack, first played first.
+
+Each call gets a *view* holding exactly what the seat may know, and a seeded
+``numpy.random.Generator`` that is the agent's only source of randomness. A view is the
+agent's own: it is built for the call, its rules are a copy (:meth:`Rules.copy`), its other
+fields are tuples, and nothing is read back from it, so an agent that writes to it (frozen
+dataclasses yield to ``object.__setattr__``) changes nothing but that view.
+
+The protocol lives in the core so that every layer that seats a player (the environments, the
+agents, the tournaments) shares it without importing another. Spec strings (``"descending"``)
+are names the agents layer defines: :func:`agent_from_spec` asks the resolver that layer
+installs (:func:`set_spec_resolver`); see docs/architecture.md for why.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from functools import cache
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
+
+import numpy as np
+
+from pyanitsa.cards import Card, Seat
+from pyanitsa.errors import PyanitsaError
+from pyanitsa.ranks import RankTable, rank_table
+from pyanitsa.rules import Rules
+from pyanitsa.showdown import Judge
+
+if TYPE_CHECKING:
+    from pyanitsa.classic import ClassicGame, PickupRequest
+
+
+class UnsupportedDecisionError(PyanitsaError):
+    """An agent asked for a decision it does not make (a hand orderer asked to pick up)."""
+
+
+@dataclass(frozen=True)
+class HandView:
+    """What a tactical player knows when it orders its hand (RULES.md §3.2)."""
+
+    rules: Rules
+    seat: Seat
+    players: int
+    hand: tuple[Card, ...]
+    """My hand, sorted by rank (weakest first); the dealt order carries no information."""
+    unseen: tuple[int, ...]
+    """Cards of each rank not in my hand: spread over the opponents and the set-aside cards."""
+    set_aside: int
+    """How many cards were dealt to nobody."""
+
+    @property
+    def ranks(self) -> RankTable:
+        return rank_table(self.rules)
+
+    @property
+    def hand_size(self) -> int:
+        return len(self.hand)
+
+    def hand_ranks(self) -> list[int]:
+        """Rank index of each card of my hand, in ``hand`` order."""
+        rank_of = self.ranks.rank_of
+        return [rank_of[c] for c in self.hand]
+
+
+@dataclass(frozen=True)
+class PickupView:
+    """What a classic player knows when it orders a table it won."""
+
+    rules: Rules
+    seat: Seat
+    players: int
+    cards: tuple[Card, ...]
+    """The table, in table order."""
+    owners: tuple[Seat, ...]
+    """Who put each card down."""
+    face_up: tuple[bool, ...]
+    """False for stakes that went down face down."""
+    stack_sizes: tuple[int, ...]
+    """Every seat's stack size (public: stacks are on the table)."""
+    pile_sizes: tuple[int, ...]
+    """Every seat's won-pile size."""
+    in_game: tuple[bool, ...]
+    known_tail: tuple[Card, ...]
+    """The bottom part of my stack that I placed myself, top to bottom (what I remember)."""
+    my_pile: tuple[Card, ...]
+    """My won pile, first put first (I placed every card of it)."""
+    seen: tuple[int, ...]
+    """Cards of each rank turned face up so far in the game, this table included."""
+    rounds: int
+    """Rounds begun so far."""
+
+    @property
+    def ranks(self) -> RankTable:
+        return rank_table(self.rules)
+
+
+@runtime_checkable
+class Agent(Protocol):
+    """Anything with these two methods plays pyanitsa."""
+
+    def order_hand(self, view: HandView, rng: np.random.Generator) -> Sequence[Card]:
+        """The hand in the order to play it, first played first."""
+        ...
+
+    def order_pickup(self, view: PickupView, rng: np.random.Generator) -> Sequence[Card]:
+        """The won table in the order it goes under the stack, first played first."""
+        ...
+
+
+Mix = list[tuple[tuple[Card, ...], float]]
+"""A distribution over hand orders: ``(order, probability)`` pairs, probabilities summing to 1."""
+
+
+class BaseAgent:
+    """A convenient base: a display name, and a clear error for the decision not made."""
+
+    spec: str = ""
+    """The spec string that builds this agent (set by :func:`pyanitsa.agents.make_agent`)."""
+
+    @property
+    def name(self) -> str:
+        return self.spec or type(self).__name__
+
+    def order_hand(self, view: HandView, rng: np.random.Generator) -> Sequence[Card]:
+        raise UnsupportedDecisionError(f"agent {self.name!r} does not order tactical hands")
+
+    def order_pickup(self, view: PickupView, rng: np.random.Generator) -> Sequence[Card]:
+        raise UnsupportedDecisionError(f"agent {self.name!r} does not order classic pickups")
+
+    def order_hands(self, views: Sequence[HandView],
+                    rngs: Sequence[np.random.Generator]) -> list[Sequence[Card]]:
+        """Many hands at once; learned agents override this to batch inference."""
+        return [self.order_hand(v, r) for v, r in zip(views, rngs, strict=True)]
+
+    def check_game(self, rules: Rules, players: int) -> None:
+        """Refuse, before any game is played, a game this agent cannot play (a policy trained
+        for other rules): raise an error naming what differs. The default plays any game."""
+
+    def mix(self, view: HandView) -> Mix | None:
+        """The whole distribution of :meth:`order_hand` on ``view``, as ``(order,
+        probability)`` pairs, when the agent knows it; None when it does not (then
+        ``pyanitsa exploit`` samples the agent instead). Orders of equal rank sequence may be
+        listed once."""
+        return None
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {self.name!r}>"
+
+
+class Deterministic(BaseAgent):
+    """A base for agents whose hand order ignores ``rng``: the distribution is that order."""
+
+    def mix(self, view: HandView) -> Mix:
+        return [(tuple(self.order_hand(view, np.random.default_rng(0))), 1.0)]
+
+
+def hand_view(rules: Rules, seat: Seat, hands: Sequence[Sequence[Card]],
+              set_aside: int) -> HandView:
+    """The view of ``seat`` when every seat holds ``hands`` (as dealt)."""
+    return view_for(rules, seat, len(hands), hands[seat], set_aside)
+
+
+def view_for(rules: Rules, seat: Seat, players: int, hand: Sequence[Card],
+             set_aside: int) -> HandView:
+    """The view a seat holding ``hand`` gets among ``players`` seats."""
+    table = rank_table(rules)
+    rank_of = table.rank_of
+    sorted_hand = tuple(sorted(hand, key=lambda c: (rank_of[c], c)))
+    mine = table.histogram(sorted_hand)
+    unseen = tuple(total - own for total, own in zip(table.counts, mine, strict=True))
+    return HandView(rules.copy(), seat, players, sorted_hand, unseen, set_aside)
+
+
+@dataclass(frozen=True)
+class ClassicView:
+    """What a seat of a classic game knows between decisions: public counts and its own cards.
+    The fields of :class:`PickupView` other than the table's."""
+
+    rules: Rules
+    seat: Seat
+    players: int
+    stack_sizes: tuple[int, ...]
+    pile_sizes: tuple[int, ...]
+    in_game: tuple[bool, ...]
+    known_tail: tuple[Card, ...]
+    """The bottom part of my stack that I placed myself, top to bottom."""
+    my_pile: tuple[Card, ...]
+    seen: tuple[int, ...]
+    """Cards of each rank turned face up so far."""
+    rounds: int
+
+
+def classic_view(game: ClassicGame, seat: Seat) -> ClassicView:
+    """``seat``'s view of ``game`` now: the one reader of the engine's state for agents and
+    envs, which never index its internals (``unknown``, ``seen`` by strength)."""
+    stack = game.stacks[seat]
+    unknown = game.unknown[seat]
+    known = tuple(stack[i] for i in range(unknown, len(stack)))
+    seen = game.seen
+    return ClassicView(
+        rules=game.rules.copy(), seat=seat, players=game.players,
+        stack_sizes=tuple(len(s) for s in game.stacks),
+        pile_sizes=tuple(len(p) for p in game.piles), in_game=tuple(game.in_game),
+        known_tail=known, my_pile=tuple(game.piles[seat]),
+        seen=tuple(seen[s] for s in _rank_strengths(game.rules)), rounds=game.rounds)
+
+
+@cache
+def _rank_strengths(rules: Rules) -> tuple[int, ...]:
+    """The engine's strength of each rank index (ranks and strengths are one to one)."""
+    table = rank_table(rules)
+    strength = Judge(rules).strength
+    out = [0] * table.num_ranks
+    for card, r in enumerate(table.rank_of):
+        out[r] = strength[card]
+    return tuple(out)
+
+
+def pickup_view(request: PickupRequest) -> PickupView:
+    """The winner's view of a table it must order: its :func:`classic_view` and the table."""
+    v = classic_view(request.game, request.seat)
+    return PickupView(
+        rules=v.rules, seat=v.seat, players=v.players, cards=request.cards,
+        owners=request.owners, face_up=request.face_up, stack_sizes=v.stack_sizes,
+        pile_sizes=v.pile_sizes, in_game=v.in_game, known_tail=v.known_tail,
+        my_pile=v.my_pile, seen=v.seen, rounds=v.rounds)
+
+
+def check_game(agents: Sequence[object], rules: Rules, players: int) -> None:
+    """Each distinct agent's :meth:`BaseAgent.check_game`, if it has one: run before a game,
+    a tournament or a simulation starts, so a mismatch is one error, not a forfeit a game."""
+    seen: set[int] = set()
+    for agent in agents:
+        check = getattr(agent, "check_game", None)
+        if id(agent) not in seen and callable(check):
+            seen.add(id(agent))
+            check(rules, players)
+
+
+SpecResolver = Callable[[object], Agent]
+"""Builds the agent a spec string names (:func:`pyanitsa.agents.make_agent`)."""
+
+SPEC_PROVIDER = "pyanitsa.agents"
+"""The package that installs the spec resolver when imported. The core never imports it for
+its own work: :func:`agent_from_spec` loads it only for a caller that passed a spec string
+before anything installed a resolver (``import pyanitsa.envs``, then
+``gym.make(..., opponents="descending")``, in a fresh worker process too)."""
+
+_resolver: SpecResolver | None = None
+
+
+def set_spec_resolver(resolver: SpecResolver) -> None:
+    """Install the function that turns spec strings into agents (the agents layer does, on
+    import)."""
+    global _resolver
+    _resolver = resolver
+
+
+def agent_from_spec(spec: object) -> Agent:
+    """The agent a spec string names; an agent object passes through unchanged (anything else
+    is for the resolver to refuse, with its own message)."""
+    if isinstance(spec, Agent):
+        return spec
+    if _resolver is None:
+        importlib.import_module(SPEC_PROVIDER)  # installs the resolver
+    if _resolver is None:
+        raise PyanitsaError(f"agent spec {spec!r}: {SPEC_PROVIDER} installed no resolver")
+    return _resolver(spec)
