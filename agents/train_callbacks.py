@@ -127,9 +127,8 @@ class Evaluator(BaseCallback):
             self.rows.append(row)
             if self.logger is not None:
                 self.logger.record(f"eval/{spec}", res.score)
-        # the greedy policy's, as eval.csv documents it: exact, since it lists its one order
-        exploit = self.exploitability(PolicyAgent(self.model.policy, self.meta_fn(),
-                                                  greedy=True))
+        exploit = self.exploitability(me, PolicyAgent(self.model.policy, self.meta_fn(),
+                                                      greedy=True))
         for row in self.rows[-len(out):]:
             row.update(exploit)
         self.seconds += time.perf_counter() - start
@@ -141,10 +140,11 @@ class Evaluator(BaseCallback):
         return out
 
 
-    def exploitability(self, me: Any) -> dict[str, float]:
-        """eval.csv's exploitability columns for the policy ``me`` (empty when not measured):
-        its exact best-response gain on the configured deals (a greedy policy lists its one
-        order), with a 95% interval, and ``random``'s lower bound on the same deals."""
+    def exploitability(self, me: Any, greedy: Any) -> dict[str, float]:
+        """eval.csv's exploitability columns (empty when not measured): the policy as it plays
+        (``me``, sampling) measured exactly as ``random`` is on the same deals (a lower bound
+        fitted on ``samples`` calls, scored on ``fresh`` others), with a 95% interval;
+        ``random``'s; and the greedy policy's (exact: it lists its one order)."""
         ex = self.cfg.eval.exploit
         if ex is None or self.rules.mode != "tactical" or self.meta_fn().players != 2:
             return {}
@@ -161,7 +161,8 @@ class Evaluator(BaseCallback):
         low, high = rep["ci95"]
         return {"exploitability": round(rep["exploitability"], 4),
                 "exploit_low": round(low, 4), "exploit_high": round(high, 4),
-                "random_exploitability": round(self.random_exploit["exploitability"], 4)}
+                "random_exploitability": round(self.random_exploit["exploitability"], 4),
+                "greedy_exploitability": round(measure(greedy)["exploitability"], 4)}
 
 
 class Checkpointer(BaseCallback):

@@ -149,9 +149,10 @@ def test_cli_smoke_trains_saves_reloads_and_plays_a_tournament_game(tmp_path):
 
 
 def test_eval_csv_tracks_exploitability_beside_random(tmp_path):
-    """Issue 14: every evaluation writes the policy's full-deal exploitability (exact: the
-    greedy policy lists its order) and random's on the same deals; the final row is exactly
-    `pyanitsa exploit` of the exported model, and the curve has its panel."""
+    """Issue 14: every evaluation writes the full-deal exploitability of the policy as it
+    plays (sampling: a lower bound found as random's is) and random's on the same deals, and
+    the greedy policy's (exact); the final row is exactly `pyanitsa exploit` of the exported
+    model, and the curve has its panel."""
     from pyanitsa.agents.exploit import exploit_deals
     from pyanitsa.rules import preset
 
@@ -162,12 +163,15 @@ def test_eval_csv_tracks_exploitability_beside_random(tmp_path):
     rows = list(csv.DictReader((out / "eval.csv").open()))
     assert sorted({int(r["step"]) for r in rows}) == [256, 512]
     final = [r for r in rows if r["final"] == "1"]
-    got = exploit_deals(preset("tactical"), make_agent(f"ppo:{out}(greedy=True)"), deals=3, seed=0,
+    got = exploit_deals(preset("tactical"), make_agent(f"ppo:{out}"), deals=3, seed=0,
                         samples=8, fresh=16)
-    assert got["method"] == "exact"
+    greedy = exploit_deals(preset("tactical"), make_agent(f"ppo:{out}(greedy=True)"), deals=3,
+                           seed=0, samples=8, fresh=16)
+    assert got["method"] == "lower_bound" and greedy["method"] == "exact"
     for r in final:
         assert float(r["exploitability"]) == round(got["exploitability"], 4)
         assert float(r["exploit_low"]) <= float(r["exploitability"]) <= float(r["exploit_high"])
+        assert float(r["greedy_exploitability"]) == round(greedy["exploitability"], 4)
     rnd = exploit_deals(preset("tactical"), make_agent("random"), deals=3, seed=0, samples=8,
                         fresh=16)
     assert {float(r["random_exploitability"]) for r in rows} == {round(rnd["exploitability"], 4)}
