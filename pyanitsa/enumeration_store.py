@@ -80,20 +80,25 @@ class RangePlan:
         return idx * self.size, min(self.total, (idx + 1) * self.size)
 
 
-def parse_ranges(text: str, count: int) -> range:
-    """``A:B`` (either side may be empty) as range indices, checked against ``count`` ranges."""
-    a, sep, b = text.partition(":")
-    try:
-        if not sep:
-            raise ValueError
-        lo = int(a) if a.strip() else 0
-        hi = int(b) if b.strip() else count
-    except ValueError:
-        raise StoreError(f"--ranges: {text!r} is not A:B (range numbers, B excluded)") from None
-    if not 0 <= lo < hi <= count:
-        raise StoreError(f"--ranges: {text} is out of bounds: this deal space has {count} ranges "
-                         f"(0:{count})")
-    return range(lo, hi)
+def parse_ranges(text: str, count: int) -> list[int]:
+    """``A:B[,C:D...]`` (B excluded; either side may be empty) as sorted range indices, checked
+    against ``count`` ranges. A list hands a cluster's machines, or a sample, their pieces."""
+    chosen: set[int] = set()
+    for part in text.split(","):
+        a, sep, b = part.partition(":")
+        try:
+            if not sep:
+                raise ValueError
+            lo = int(a) if a.strip() else 0
+            hi = int(b) if b.strip() else count
+        except ValueError:
+            raise StoreError(f"--ranges: {part!r} is not A:B (range numbers, B excluded)"
+                             ) from None
+        if not 0 <= lo < hi <= count:
+            raise StoreError(f"--ranges: {part} is out of bounds: this deal space has {count} "
+                             f"ranges (0:{count})")
+        chosen.update(range(lo, hi))
+    return sorted(chosen)
 
 
 class RangeStore:

@@ -80,7 +80,9 @@ def test_ranges_in_parts_and_any_order_merge_to_the_whole(capsys, tmp_path) -> N
     assert late["deals"] < plain["deals"]
     early = run_json(capsys, [*out, "--resume", "--ranges", ":20"])
     assert early["store"]["ranges_done"] == 44
-    whole = run_json(capsys, [*out, "--resume", "--ranges", "20:50"])
+    more = run_json(capsys, [*out, "--resume", "--ranges", "20:30,40:50,25:35"])
+    assert more["store"]["ranges_done"] == 44 + 25
+    whole = run_json(capsys, [*out, "--resume", "--ranges", "35:40"])
     assert figures(whole) == figures(plain)
     assert "partial" not in whole
 
@@ -151,6 +153,7 @@ def test_ray_and_local_backends_agree(tmp_path) -> None:
     (["--ranges", "0:99"], "0:99"),
     (["--ranges", "7:3"], "7:3"),
     (["--ranges", "x"], "'x'"),
+    (["--ranges", "0:2,70:75"], "70:75"),
     (["--range-size", "0"], "--range-size"),
 ])
 def test_bad_ranges_are_one_line_and_exit_2(capsys, tmp_path, extra, named) -> None:

@@ -41,7 +41,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--resume", action="store_true",
                    help="continue the store in --output DIR: committed ranges are skipped")
     p.add_argument("--ranges", metavar="A:B", default=None,
-                   help="play only ranges A to B-1 of the store (either side may be empty)")
+                   help="play only ranges A to B-1 of the store (either side may be empty; "
+                        "several: A:B,C:D)")
     p.add_argument("--range-size", type=argtypes.positive_int, default=None, metavar="N",
                    help="arrangements per range of a new store (default 2^20)")
     p.add_argument("--backend", choices=("local", "ray"), default="local",
@@ -130,7 +131,7 @@ def _run_store(rules: Rules, args: argparse.Namespace) -> tuple[DealStats, dict[
             raise StoreError(f"--range-size: {args.output} was cut into ranges of {plan.size} "
                              f"arrangements, not {args.range_size}")
         chosen = (parse_ranges(args.ranges, plan.count) if args.ranges is not None
-                  else range(plan.count))
+                  else list(range(plan.count)))
         done = store.done()
         todo = [(i, *plan.bounds(i)) for i in chosen if i not in done]
         _play_ranges(rules, store, todo, args, whole=len(chosen) == plan.count)
