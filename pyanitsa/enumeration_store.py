@@ -39,7 +39,7 @@ CREATE TABLE ranges (
     draws INTEGER NOT NULL, win0 INTEGER NOT NULL, win1 INTEGER NOT NULL,
     finished INTEGER NOT NULL, rounds_sum INTEGER NOT NULL, showdowns_sum INTEGER NOT NULL,
     longest_rank INTEGER, longest_rounds INTEGER, longest_showdowns INTEGER, longest_deal TEXT,
-    seconds REAL NOT NULL, backend TEXT NOT NULL
+    seconds REAL NOT NULL, cpu_seconds REAL NOT NULL, backend TEXT NOT NULL
 );
 CREATE TABLE cycles (
     rank INTEGER PRIMARY KEY, range INTEGER NOT NULL, start INTEGER NOT NULL,
@@ -172,14 +172,17 @@ class RangeStore:
         """Deals in the committed ranges."""
         return self.db.execute("SELECT COALESCE(SUM(deals), 0) FROM ranges").fetchone()[0]
 
-    def commit(self, idx: int, result: Any, *, seconds: float, backend: str) -> None:
-        """Store range ``idx``'s :class:`~pyanitsa.batch.enumerate.RangeResult` atomically."""
+    def commit(self, idx: int, result: Any, *, seconds: float, cpu_seconds: float,
+               backend: str) -> None:
+        """Store range ``idx``'s :class:`~pyanitsa.batch.enumerate.RangeResult` atomically, with
+        the wall time and the CPU time (all threads) that played it."""
         st: DealStats = result.stats
         lg = st.longest
         row = (idx, result.lo, result.hi, st.deals, st.cycles, st.capped, st.draws, st.wins[0],
                st.wins[1], st.finished, st.rounds_sum, st.showdowns_sum, result.longest_rank,
                None if lg is None else lg.rounds, None if lg is None else lg.showdowns,
-               None if lg is None else json.dumps([list(s) for s in lg.deal]), seconds, backend)
+               None if lg is None else json.dumps([list(s) for s in lg.deal]), seconds,
+               cpu_seconds, backend)
         cycles = [(rank, idx, start, period,
                    json.dumps([list(s) for s in deal_at(self.rules.deck, rank)]))
                   for rank, start, period in result.cycles]
@@ -205,10 +208,11 @@ class RangeStore:
 
     def summary(self) -> dict[str, Any]:
         """What the store holds: ranges committed of all, and the time they took."""
-        n, seconds = self.db.execute("SELECT COUNT(*), COALESCE(SUM(seconds), 0) FROM ranges"
-                                     ).fetchone()
+        n, seconds, cpu = self.db.execute("SELECT COUNT(*), COALESCE(SUM(seconds), 0), "
+                                          "COALESCE(SUM(cpu_seconds), 0) FROM ranges").fetchone()
         return {"folder": str(self.folder), "ranges_done": n, "ranges": self.plan.count,
-                "range_size": self.plan.size, "range_seconds": round(seconds, 3)}
+                "range_size": self.plan.size, "range_seconds": round(seconds, 3),
+                "range_cpu_seconds": round(cpu, 3)}
 
     def close(self) -> None:
         self.db.close()

@@ -18,17 +18,18 @@ from typing import Any
 from pyanitsa.batch.enumerate import DEFAULT_CHUNK, RangeResult
 from pyanitsa.errors import PyanitsaError
 
-OnDone = Callable[[int, RangeResult, float], None]
+OnDone = Callable[[int, RangeResult, float, float], None]
 
 
-def _play_range(key: str, lo: int, hi: int, chunk: int) -> tuple[RangeResult, float]:
-    """One range on one thread of a worker; returns it with the seconds it took there."""
+def _play_range(key: str, lo: int, hi: int, chunk: int) -> tuple[RangeResult, float, float]:
+    """One range on one thread of a worker; returns it with the wall and CPU seconds it took
+    there."""
     from pyanitsa.batch.enumerate import enumerate_range
     from pyanitsa.enumeration_store import rules_from_key
 
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.process_time()
     result = enumerate_range(rules_from_key(key), lo, hi, workers=1, chunk=chunk)
-    return result, time.perf_counter() - start
+    return result, time.perf_counter() - start, time.process_time() - cpu
 
 
 def start_ray(address: str | None, cpus: int | None) -> bool:
@@ -75,8 +76,8 @@ def run_ray(key: str, bounds: Iterable[tuple[int, int, int]], on_done: OnDone, *
                 return
             ready, _ = ray.wait(list(pending), num_returns=1)
             for ref in ready:
-                result, seconds = ray.get(ref)
-                on_done(pending.pop(ref), result, seconds)
+                result, seconds, cpu = ray.get(ref)
+                on_done(pending.pop(ref), result, seconds, cpu)
     finally:
         for ref in pending:
             ray.cancel(ref, force=True)

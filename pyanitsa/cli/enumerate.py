@@ -158,8 +158,8 @@ def _play_ranges(rules: Rules, store: Any, todo: list[tuple[int, int, int]],
     backend = args.backend
     with tqdm(total=total, unit="deal", disable=args.no_progress, leave=False,
               dynamic_ncols=True, smoothing=0.1) as bar:
-        def commit(idx: int, result: Any, seconds: float) -> None:
-            store.commit(idx, result, seconds=seconds, backend=backend)
+        def commit(idx: int, result: Any, seconds: float, cpu: float) -> None:
+            store.commit(idx, result, seconds=seconds, cpu_seconds=cpu, backend=backend)
             if backend == "ray":
                 bar.update(result.stats.deals)
 
@@ -167,9 +167,9 @@ def _play_ranges(rules: Rules, store: Any, todo: list[tuple[int, int, int]],
             from pyanitsa.batch.enumerate import enumerate_range
             workers = args.workers if args.workers is not None else os.cpu_count()
             for idx, lo, hi in todo:
-                began = time.perf_counter()
+                began, cpu = time.perf_counter(), time.process_time()
                 result = enumerate_range(rules, lo, hi, workers=workers, progress=bar.update)
-                commit(idx, result, time.perf_counter() - began)
+                commit(idx, result, time.perf_counter() - began, time.process_time() - cpu)
             return
         if not todo:
             return
