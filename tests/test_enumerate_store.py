@@ -161,6 +161,7 @@ def test_bad_ranges_are_one_line_and_exit_2(capsys, tmp_path, extra, named) -> N
     assert exit_code([*SMALL, "--output", str(tmp_path), *size, *extra]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and named in err, err
+    assert not (tmp_path / DB_NAME).exists()  # nothing made: the same command, fixed, runs
 
 
 def test_resume_refuses_another_deck_or_rules(capsys, tmp_path) -> None:

@@ -116,15 +116,19 @@ def _run_plain(rules: Rules, args: argparse.Namespace) -> DealStats:
 
 
 def _run_store(rules: Rules, args: argparse.Namespace) -> tuple[DealStats, dict[str, Any]]:
+    from pyanitsa.enumeration import arrangements
     from pyanitsa.enumeration_store import (
         DEFAULT_RANGE_SIZE,
+        RangePlan,
         RangeStore,
         StoreError,
         parse_ranges,
     )
 
-    store = RangeStore(args.output, rules, resume=args.resume,
-                       range_size=args.range_size or DEFAULT_RANGE_SIZE)
+    size = args.range_size or DEFAULT_RANGE_SIZE
+    if not args.resume and args.ranges is not None:  # refused before the store is made
+        parse_ranges(args.ranges, RangePlan(arrangements(rules.deck), size).count)
+    store = RangeStore(args.output, rules, resume=args.resume, range_size=size)
     try:
         plan = store.plan
         if args.resume and args.range_size is not None and args.range_size != plan.size:
