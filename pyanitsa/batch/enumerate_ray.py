@@ -50,6 +50,10 @@ def start_ray(address: str | None, cpus: int | None) -> bool:
         # a local cluster's workers import pyanitsa from where this process does
         path = os.pathsep.join(p for p in sys.path if p and os.path.isdir(p))
         kwargs["runtime_env"] = {"env_vars": {"PYTHONPATH": path}}
+        # Ray starts its workers 15 niceness steps below the driver, for a cluster whose
+        # workers are background jobs; here they are the run, so they run as the command does
+        # (on a busy machine they would otherwise get almost no CPU).
+        os.environ.setdefault("RAY_worker_niceness", "0")
     ray.init(address=address, **kwargs)
     return True
 
