@@ -195,12 +195,12 @@ def _setup(rules: Rules) -> _Setup:
 
 
 def enumerate_range(rules: Rules, lo: int, hi: int, *, workers: int | None = None,
-                    chunk: int = DEFAULT_CHUNK, progress: Callable[[int], None] | None = None
-                    ) -> RangeResult:
+                    chunk: int = DEFAULT_CHUNK, progress: Callable[[int], None] | None = None,
+                    keep_cycles: bool = True) -> RangeResult:
     """The deals among arrangements ``lo`` to ``hi`` of the deal ranking, on the batch core.
 
     ``workers`` threads (default: every core); ``progress(n)`` gets the deals done since its
-    last call.
+    last call. Without ``keep_cycles`` the cycles are only counted, so memory stays constant.
     """
     su = _setup(rules)
     if not 0 <= lo <= hi <= su.total:
@@ -223,12 +223,14 @@ def enumerate_range(rules: Rules, lo: int, hi: int, *, workers: int | None = Non
             row = part[c]
             _count(stats, row)
             done += int(row[S_DEALS])
-            cycles.extend((ranks[c] + int(o), int(s), int(p)) for o, s, p in cyc[c, :row[S_CYCLES]])
+            if keep_cycles:
+                cycles.extend((ranks[c] + int(o), int(s), int(p))
+                              for o, s, p in cyc[c, :row[S_CYCLES]])
             if row[S_FOUND]:
                 key = (int(row[S_LSHOW]), int(row[S_LROUNDS]))
                 if best is None or key > best:
                     best = key
-                    best_rank = ranks[c] + _offset(su.values, ranks[c], longest[c])
+                    best_rank = rank_of(su.values, [int(x) for x in longest[c]])
         if progress is not None:
             progress(done)
         at += per_call * chunk
@@ -250,11 +252,6 @@ def _count(stats: DealStats, row: np.ndarray) -> None:
     stats.showdowns_sum += int(row[S_SHOWDOWNS])
 
 
-def _offset(values: list[int], start: int, perm: np.ndarray) -> int:
-    """How far the arrangement ``perm`` lies after rank ``start`` (it is in the same chunk)."""
-    return rank_of(values, [int(x) for x in perm]) - start
-
-
 def enumerate_batch(rules: Rules, *, workers: int | None = None, chunk: int = DEFAULT_CHUNK,
                     progress: Callable[[int], None] | None = None) -> DealStats:
     """:func:`pyanitsa.enumeration.enumerate_deals` on the batch core (the same result).
@@ -263,5 +260,5 @@ def enumerate_batch(rules: Rules, *, workers: int | None = None, chunk: int = DE
     last call.
     """
     total = arrangements(rules.deck)
-    return enumerate_range(rules, 0, total, workers=workers, chunk=chunk,
-                           progress=progress).stats
+    return enumerate_range(rules, 0, total, workers=workers, chunk=chunk, progress=progress,
+                           keep_cycles=False).stats
