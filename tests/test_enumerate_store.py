@@ -186,3 +186,17 @@ def test_store_flags_need_output(capsys, flag) -> None:
     assert main([*SMALL, *flag]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and flag[0] in err and "--output" in err
+
+
+def test_a_folder_in_use_is_refused(capsys, tmp_path) -> None:
+    import fcntl
+
+    from pyanitsa.enumeration_store import LOCK_NAME
+
+    run_json(capsys, [*SMALL, "--output", str(tmp_path), "--ranges", "0:1"])
+    with open(tmp_path / LOCK_NAME, "a") as held:  # another run holds the folder
+        fcntl.flock(held, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        assert main([*SMALL, "--output", str(tmp_path), "--resume"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "in use" in err, err
+    assert run_json(capsys, [*SMALL, "--output", str(tmp_path), "--resume"])["deals"] == 184800
