@@ -93,6 +93,57 @@ def stacks_for(deck: Deck, deal: Sequence[Sequence[int]]) -> list[list[Card]]:
     return [[pools[v].pop() for v in seat] for seat in deal]
 
 
+def unrank(values: list[int], rank: int) -> list[int]:
+    """The arrangement of the multiset ``values`` at lexicographic position ``rank``."""
+    counts = Counter(values)
+    keys = sorted(counts)
+    n = len(values)
+    total = multinomial(counts.values())
+    out = []
+    for _ in range(len(values)):
+        for v in keys:
+            if not counts[v]:
+                continue
+            with_v = total * counts[v] // n
+            if rank < with_v:
+                out.append(v)
+                counts[v] -= 1
+                total = with_v
+                n -= 1
+                break
+            rank -= with_v
+    return out
+
+
+def rank_of(values: list[int], perm: list[int]) -> int:
+    """The lexicographic position of ``perm`` among the arrangements of ``values``: the inverse
+    of :func:`unrank`."""
+    counts = Counter(values)
+    keys = sorted(counts)
+    n = len(values)
+    total = multinomial(counts.values())
+    rank = 0
+    for v in perm:
+        for k in keys:
+            if not counts[k]:
+                continue
+            with_k = total * counts[k] // n
+            if k == v:
+                counts[k] -= 1
+                total = with_k
+                n -= 1
+                break
+            rank += with_k
+    return rank
+
+
+def deal_at(deck: Deck, rank: int) -> tuple[tuple[Any, ...], ...]:
+    """The deal of arrangement ``rank`` as two stacks of card names, top card first."""
+    perm = unrank(sorted(deck.values), rank)
+    half = (len(perm) + 1) // 2
+    return tuple(tuple(deck.cards_json(s)) for s in stacks_for(deck, (perm[:half], perm[half:])))
+
+
 @dataclass(frozen=True)
 class Longest:
     """The longest finished game: most showdowns, ties broken by most rounds."""
@@ -138,6 +189,22 @@ class DealStats:
         best = self.longest
         if best is None or (result.showdowns, result.rounds) > (best.showdowns, best.rounds):
             self.longest = Longest(result.rounds, result.showdowns, deal())
+
+    def merge(self, later: DealStats) -> None:
+        """Add the totals of deals enumerated after these; at equal length our longest game
+        stays, as it came first."""
+        self.deals += later.deals
+        self.cycles += later.cycles
+        self.capped += later.capped
+        self.draws += later.draws
+        self.wins = [a + b for a, b in zip(self.wins, later.wins, strict=True)]
+        self.finished += later.finished
+        self.rounds_sum += later.rounds_sum
+        self.showdowns_sum += later.showdowns_sum
+        best, other = self.longest, later.longest
+        if other is not None and (best is None or (other.showdowns, other.rounds)
+                                  > (best.showdowns, best.rounds)):
+            self.longest = other
 
     def to_json(self) -> dict[str, Any]:
         longest = None

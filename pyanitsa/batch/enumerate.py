@@ -11,8 +11,8 @@ result is :func:`pyanitsa.enumeration.enumerate_deals`'s exactly, for any number
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Callable
+from dataclasses import dataclass, field
 
 import numpy as np
 from numba import njit, prange
@@ -28,15 +28,16 @@ from pyanitsa.batch.classic import (
     make_work,
     play_any,
 )
-from pyanitsa.batch.encode import CAPPED, CYCLE, DRAW, params, ring_size
+from pyanitsa.batch.encode import CAPPED, CYCLE, DRAW, R_CLEN, R_CSTART, params, ring_size
 from pyanitsa.cards import strengths
 from pyanitsa.enumeration import (
     DealStats,
     Longest,
     arrangements,
     check_enumerable,
-    multinomial,
-    stacks_for,
+    deal_at,
+    rank_of,
+    unrank,
 )
 from pyanitsa.rules import Rules
 
@@ -74,8 +75,10 @@ def next_permutation(a):
 
 
 @njit(cache=True)
-def enumerate_chunk(prm, lut, start, count_, fold, dealer, cap, stats, longest):
-    """Play the deals among ``count_`` arrangements from ``start``; fill ``stats``/``longest``."""
+def enumerate_chunk(prm, lut, start, count_, fold, dealer, cap, stats, longest, cyc):
+    """Play the deals among ``count_`` arrangements from ``start``; fill ``stats``/``longest``,
+    and a row of ``cyc`` per cycle: the arrangement's offset from ``start``, the cycle's start
+    and its period in rounds."""
     n = start.shape[0]
     half = (n + 1) // 2
     perm = start.copy()
@@ -111,6 +114,10 @@ def enumerate_chunk(prm, lut, start, count_, fold, dealer, cap, stats, longest):
         stats[S_DEALS] += 1
         outcome = out[row, R_OUTCOME]
         if outcome == CYCLE:
+            k = stats[S_CYCLES]
+            cyc[k, 0] = it
+            cyc[k, 1] = out[row, R_CSTART]
+            cyc[k, 2] = out[row, R_CLEN]
             stats[S_CYCLES] += 1
             continue
         if outcome == CAPPED:
@@ -141,31 +148,108 @@ def enumerate_chunks(prm, lut, starts, counts, fold, dealer, cap):
     chunks = starts.shape[0]
     stats = np.zeros((chunks, N_STATS), np.int64)
     longest = np.zeros(starts.shape, np.int64)
+    cyc = np.zeros((chunks, counts.max(), 3), np.int64)
     for c in prange(chunks):
-        enumerate_chunk(prm, lut, starts[c], counts[c], fold, dealer, cap, stats[c], longest[c])
-    return stats, longest
+        enumerate_chunk(prm, lut, starts[c], counts[c], fold, dealer, cap, stats[c], longest[c],
+                        cyc[c])
+    return stats, longest, cyc
 
 
-def unrank(values: list[int], rank: int) -> list[int]:
-    """The arrangement of the multiset ``values`` at lexicographic position ``rank``."""
-    counts = Counter(values)
-    keys = sorted(counts)
-    n = len(values)
-    total = multinomial(counts.values())
-    out = []
-    for _ in range(len(values)):
-        for v in keys:
-            if not counts[v]:
-                continue
-            with_v = total * counts[v] // n
-            if rank < with_v:
-                out.append(v)
-                counts[v] -= 1
-                total = with_v
-                n -= 1
-                break
-            rank -= with_v
-    return out
+@dataclass
+class RangeResult:
+    """What the arrangements of ranks ``lo`` to ``hi`` (excluded) gave: mergeable in order."""
+
+    lo: int
+    hi: int
+    stats: DealStats
+    """The range's totals and its longest game (the first of the range at its length)."""
+    longest_rank: int | None
+    """The arrangement rank of the longest game, ``None`` if no game finished."""
+    cycles: list[tuple[int, int, int]] = field(default_factory=list)
+    """Each cycle's arrangement rank, the rounds before its position first stood, its period."""
+
+
+@dataclass(frozen=True)
+class _Setup:
+    """The compiled core's view of the rules, built once per range."""
+
+    prm: np.ndarray
+    lut: np.ndarray
+    values: list[int]
+    fold: bool
+    dealer: int
+    cap: int
+    total: int
+
+
+def _setup(rules: Rules) -> _Setup:
+    dealer = check_enumerable(rules)
+    deck = rules.deck
+    strength, _, _ = strengths(deck, weakest_beats_ace=rules.weakest_beats_ace)
+    lut = np.zeros(max(deck.values) + 1, dtype=np.uint8)
+    for card, v in enumerate(deck.values):
+        lut[v] = strength[card]
+    values = sorted(deck.values)
+    return _Setup(params(rules), lut, values, len(values) % 2 == 0, dealer,
+                  ring_size(deck.size), arrangements(deck))
+
+
+def enumerate_range(rules: Rules, lo: int, hi: int, *, workers: int | None = None,
+                    chunk: int = DEFAULT_CHUNK, progress: Callable[[int], None] | None = None,
+                    keep_cycles: bool = True) -> RangeResult:
+    """The deals among arrangements ``lo`` to ``hi`` of the deal ranking, on the batch core.
+
+    ``workers`` threads (default: every core); ``progress(n)`` gets the deals done since its
+    last call. Without ``keep_cycles`` the cycles are only counted, so memory stays constant.
+    """
+    su = _setup(rules)
+    if not 0 <= lo <= hi <= su.total:
+        raise ValueError(f"range {lo}:{hi} is outside the {su.total} arrangements")
+    n_threads = set_workers(workers)
+    per_call = max(1, 4 * n_threads)
+    stats = DealStats()
+    best: tuple[int, int] | None = None
+    best_rank: int | None = None
+    cycles: list[tuple[int, int, int]] = []
+    at = lo
+    while at < hi:
+        ranks = list(range(at, min(hi, at + per_call * chunk), chunk))
+        starts = np.array([unrank(su.values, r) for r in ranks], dtype=np.int64)
+        counts = np.array([min(chunk, hi - r) for r in ranks], dtype=np.int64)
+        part, longest, cyc = enumerate_chunks(su.prm, su.lut, starts, counts, su.fold,
+                                              su.dealer, su.cap)
+        done = 0
+        for c in range(len(ranks)):
+            row = part[c]
+            _count(stats, row)
+            done += int(row[S_DEALS])
+            if keep_cycles:
+                cycles.extend((ranks[c] + int(o), int(s), int(p))
+                              for o, s, p in cyc[c, :row[S_CYCLES]])
+            if row[S_FOUND]:
+                key = (int(row[S_LSHOW]), int(row[S_LROUNDS]))
+                if best is None or key > best:
+                    best = key
+                    best_rank = rank_of(su.values, [int(x) for x in longest[c]])
+        if progress is not None:
+            progress(done)
+        at += per_call * chunk
+    if best is not None:
+        assert best_rank is not None
+        stats.longest = Longest(best[1], best[0], deal_at(rules.deck, best_rank))
+    return RangeResult(lo, hi, stats, best_rank, cycles)
+
+
+def _count(stats: DealStats, row: np.ndarray) -> None:
+    stats.deals += int(row[S_DEALS])
+    stats.cycles += int(row[S_CYCLES])
+    stats.capped += int(row[S_CAPPED])
+    stats.draws += int(row[S_DRAWS])
+    stats.wins[0] += int(row[S_WIN0])
+    stats.wins[1] += int(row[S_WIN1])
+    stats.finished += int(row[S_FINISHED])
+    stats.rounds_sum += int(row[S_ROUNDS])
+    stats.showdowns_sum += int(row[S_SHOWDOWNS])
 
 
 def enumerate_batch(rules: Rules, *, workers: int | None = None, chunk: int = DEFAULT_CHUNK,
@@ -175,53 +259,6 @@ def enumerate_batch(rules: Rules, *, workers: int | None = None, chunk: int = DE
     ``workers`` threads (default: every core); ``progress(n)`` gets the deals done since its
     last call.
     """
-    dealer = check_enumerable(rules)
-    deck = rules.deck
-    n_threads = set_workers(workers)
-    prm = params(rules)
-    strength, _, _ = strengths(deck, weakest_beats_ace=rules.weakest_beats_ace)
-    lut = np.zeros(max(deck.values) + 1, dtype=np.uint8)
-    for card, v in enumerate(deck.values):
-        lut[v] = strength[card]
-    values = sorted(deck.values)
-    fold = len(values) % 2 == 0
-    total = arrangements(deck)
-    cap = ring_size(deck.size)
-    per_call = max(1, 4 * n_threads)
-    stats = DealStats()
-    best: tuple[int, int] | None = None
-    best_perm: list[int] | None = None
-    lo = 0
-    while lo < total:
-        ranks = list(range(lo, min(total, lo + per_call * chunk), chunk))
-        starts = np.array([unrank(values, r) for r in ranks], dtype=np.int64)
-        counts = np.array([min(chunk, total - r) for r in ranks], dtype=np.int64)
-        part, longest = enumerate_chunks(prm, lut, starts, counts, fold, dealer, cap)
-        done = 0
-        for c in range(len(ranks)):
-            row = part[c]
-            stats.deals += int(row[S_DEALS])
-            stats.cycles += int(row[S_CYCLES])
-            stats.capped += int(row[S_CAPPED])
-            stats.draws += int(row[S_DRAWS])
-            stats.wins[0] += int(row[S_WIN0])
-            stats.wins[1] += int(row[S_WIN1])
-            stats.finished += int(row[S_FINISHED])
-            stats.rounds_sum += int(row[S_ROUNDS])
-            stats.showdowns_sum += int(row[S_SHOWDOWNS])
-            done += int(row[S_DEALS])
-            if row[S_FOUND]:
-                key = (int(row[S_LSHOW]), int(row[S_LROUNDS]))
-                if best is None or key > best:
-                    best = key
-                    best_perm = [int(x) for x in longest[c]]
-        if progress is not None:
-            progress(done)
-        lo += per_call * chunk
-    if best is not None:
-        assert best_perm is not None
-        half = (len(values) + 1) // 2
-        stacks = stacks_for(deck, (best_perm[:half], best_perm[half:]))
-        stats.longest = Longest(best[1], best[0], tuple(tuple(deck.cards_json(s))
-                                                        for s in stacks))
-    return stats
+    total = arrangements(rules.deck)
+    return enumerate_range(rules, 0, total, workers=workers, chunk=chunk, progress=progress,
+                           keep_cycles=False).stats
