@@ -42,37 +42,21 @@ CODES: dict[str, dict[str, int]] = {key: literal_codes(key) for key in OPTION_CH
 """Every ``Literal`` option's codes, derived from :class:`Rules` (never written out here)."""
 EXHAUSTED_CODES = CODES["dispute_exhausted"]
 ORDER_CODES = CODES["pickup_order"]
-
-# The codes the kernels branch on, by name: a renamed value fails here, at import.
-TAKES_POT, EARLIEST_WINS, DROPS_OUT, EX_DISCARD, EX_DRAW = (
-    EXHAUSTED_CODES[v] for v in ("takes_pot", "earliest_wins", "drops_out", "discard", "draw"))
-TABLE, BY_SEAT, WINNER_FIRST, LOSER_FIRST, HIGH_FIRST, LOW_FIRST, NATURAL, SHUFFLED = (
-    ORDER_CODES[v] for v in ("table", "by_seat", "winner_first", "loser_first", "high_first",
-                             "low_first", "natural", "shuffled"))
-
-PLAYED: dict[str, tuple[int, ...]] = {
-    "dispute_exhausted": (TAKES_POT, EARLIEST_WINS, DROPS_OUT, EX_DISCARD, EX_DRAW),
-    "pickup_order": (TABLE, BY_SEAT, WINNER_FIRST, LOSER_FIRST, HIGH_FIRST, LOW_FIRST, NATURAL,
-                     SHUFFLED),
-    **{option: tuple(CODES[option][v] for v in values) for option, values in (
-        ("mode", ("classic", "tactical")), ("deal", ("all", "equal")),
-        ("dispute", ("one_up", "down_up")), ("pickup_to", ("bottom", "won_pile")),
-        ("refill", ("turn_over", "shuffle")), ("cycle_rule", ("void", "weakest_wins")))},
-}
-"""The codes each kernel piece has a branch for. A value added to a ``Literal`` gets a code but
-no branch until its piece is written, and :func:`code` refuses it by name meanwhile (rather than
-a kernel's last ``else`` playing it as some other value)."""
 REFUSED = {("pickup_order", "agent"): "an agent chooses each pickup; play such games with the "
                                       "reference engine"}
+"""Values the batch core never plays, with why (the reference engine plays them)."""
+
 
 
 def code(rules: Rules, option: str) -> int:
     """The kernel code of ``rules``' value for ``option``; an error naming both if no kernel
     piece plays it."""
+    from pyanitsa.batch.pieces import PLAYED  # the pieces declare what they play
+
     value = getattr(rules, option)
     why = REFUSED.get((option, value))
     if why is None and CODES[option][value] not in PLAYED[option]:
-        why = "no kernel piece plays it yet (pyanitsa/batch/encode.py PLAYED)"
+        why = "no kernel piece plays it yet (pyanitsa/batch/pieces.py PLAYED)"
     if why is not None:
         raise InvalidRulesError(f"{option}: {value} is not supported by the batch core ({why})")
     return CODES[option][value]
