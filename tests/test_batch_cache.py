@@ -29,7 +29,7 @@ def test_every_cached_kernel_is_stamped_with_the_whole_package() -> None:
     assert len(found) > 20
     for f in found:
         locator = f._cache._impl.locator
-        assert isinstance(locator, _cache.InTreeLocator | _cache.UserWideLocator), f
+        assert isinstance(locator, _cache.LOCATORS), f
         files = {p.name for p in _cache.sources(locator._py_file)}
         assert {"rng.py", "classic.py", "classic_fast.py", "encode.py"} <= files, f
 
@@ -49,3 +49,12 @@ def test_a_callers_stamp_covers_its_callees_file() -> None:
     locator = classic.play_game._cache._impl.locator
     assert locator.get_source_stamp() == _cache.stamp(_cache.sources(classic.__file__))
     assert (_cache.PACKAGE / "rng.py") in _cache.sources(classic.__file__)
+
+
+def test_numba_cache_dir_still_comes_first() -> None:
+    # NUMBA_CACHE_DIR (tests, read-only installs) must keep winning over __pycache__
+    from numba.core import caching
+
+    order = caching.CacheImpl._locator_classes
+    assert order.index(_cache.UserProvidedLocator) < order.index(_cache.InTreeLocator)
+    assert order.index(_cache.UserProvidedLocator) < order.index(caching.InTreeCacheLocator)

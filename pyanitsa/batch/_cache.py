@@ -53,19 +53,28 @@ class _EveryFileStamp:
         return super().from_function(py_func, py_file)
 
 
+class UserProvidedLocator(_EveryFileStamp, caching.UserProvidedCacheLocator):
+    """numba's ``NUMBA_CACHE_DIR`` locator, stamped with every file of :func:`sources`."""
+
+
 class InTreeLocator(_EveryFileStamp, caching.InTreeCacheLocator):
-    """numba's ``__pycache__`` locator, stamped with every file of :func:`sources`."""
+    """numba's ``__pycache__`` locator, stamped the same way."""
 
 
 class UserWideLocator(_EveryFileStamp, caching.UserWideCacheLocator):
     """numba's user-wide locator (read-only installs), stamped the same way."""
 
 
+LOCATORS = (UserProvidedLocator, InTreeLocator, UserWideLocator)
+
+
 def install() -> None:
-    """Put the locators ahead of numba's (once per process)."""
+    """Put each locator just ahead of the numba one it stamps anew (once per process), so
+    numba's order of choice (``NUMBA_CACHE_DIR`` first) holds."""
     classes = caching.CacheImpl._locator_classes
-    if InTreeLocator not in classes:
-        classes[0:0] = [InTreeLocator, UserWideLocator]
+    for ours in LOCATORS:
+        if ours not in classes:
+            classes.insert(classes.index(ours.__mro__[2]), ours)
 
 
 install()
