@@ -143,6 +143,14 @@ def _value_many(scores, players, misere, cw, cm, cs):
 
 
 @njit(cache=True)
+def one_game(hands):
+    """A one-row result (scores, winner mask, counters) and the scratch of
+    :func:`~pyanitsa.batch.tactical.play_hands`, to play games one by one into row 0."""
+    return (np.zeros((1, PMAX), np.int64), np.zeros((1, PMAX), np.bool_),
+            np.zeros((1, N_TRESULT), np.int64), hand_scratch(hands))
+
+
+@njit(cache=True)
 def evaluate_many(cands, n, opp, lens, weights, special, weakest, ace, wwins, misere, cw, cm,
                   cs):
     """Like :func:`evaluate2` for any number of seats: I am seat 0 with ``cands[k, :n]``; sample
@@ -153,10 +161,7 @@ def evaluate_many(cands, n, opp, lens, weights, special, weakest, ace, wwins, mi
     width = max(n, opp.shape[2])
     hands = np.zeros((players, width), np.int8)
     hl = np.zeros(players, np.int64)
-    scores = np.zeros((1, PMAX), np.int64)
-    wins = np.zeros((1, PMAX), np.bool_)
-    res = np.zeros((1, N_TRESULT), np.int64)
-    nxt, played, cont, faces, idx, holders = hand_scratch(hands)
+    scores, wins, res, (nxt, played, cont, faces, idx, holders) = one_game(hands)
     out = np.zeros(k, np.float64)
     hl[0] = n
     for c in range(k):
@@ -181,10 +186,7 @@ def scores_many(hands, lens, special, weakest, ace, wwins):
     games, players = hands.shape[0], hands.shape[1]
     out = np.zeros((games, players), np.int64)
     removed = np.zeros(games, np.int64)
-    scores = np.zeros((1, PMAX), np.int64)
-    wins = np.zeros((1, PMAX), np.bool_)
-    res = np.zeros((1, N_TRESULT), np.int64)
-    nxt, played, cont, faces, idx, holders = hand_scratch(hands)
+    scores, wins, res, (nxt, played, cont, faces, idx, holders) = one_game(hands)
     for g in range(games):
         play_hands(hands[g], lens[g], players, special, weakest, ace, wwins, False, scores, wins,
                    res, 0, nxt, played, cont, faces, idx, holders)

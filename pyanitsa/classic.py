@@ -134,6 +134,29 @@ def fixed_pickup_order(how: str, cards: Sequence[Card], owners: Sequence[Seat],
     raise ValueError(f"pickup order {how!r} is not a fixed order")
 
 
+class _Table:
+    """The cards of a round in the order they went down, with who, when and how."""
+
+    __slots__ = ("cards", "owners", "steps", "up")
+
+    def __init__(self) -> None:
+        self.cards: list[Card] = []
+        self.owners: list[Seat] = []
+        self.steps: list[int] = []
+        self.up: list[bool] = []
+
+    def lay(self, seat: Seat, card: Card, step: int, face_up: bool) -> Card:
+        self.cards.append(card)
+        self.owners.append(seat)
+        self.steps.append(step)
+        self.up.append(face_up)
+        return card
+
+    def plays(self) -> tuple[Play, ...]:
+        return tuple(Play(*x) for x in zip(self.owners, self.cards, self.up, self.steps,
+                                           strict=True))
+
+
 PickupAgent = Callable[[PickupRequest], Sequence[Card]]
 """Returns the order in which the table goes under the stack, first played first."""
 
@@ -271,127 +294,95 @@ class ClassicGame:
         """
         if self.result is not None or self._check_end():
             return False
-        rules = self.rules
-        count = self.count
-        take = self._take_card
-        top_of = self.judge.top
         self.rounds += 1
         order = self.play_order()
-        t_cards: list[Card] = []
-        t_owner: list[Seat] = []
-        t_step: list[int] = []
-        t_up: list[bool] = []
+        table = _Table()
         showdowns: list[Showdown] | None = [] if self.events is not None else None
+        end, winner, exhausted = self._showdowns(order, table, showdowns)
+        pickup: tuple[Card, ...] = ()
+        if end == "taken":
+            assert winner is not None
+            pickup = tuple(self._pickup_order(winner, order, table.cards, table.owners,
+                                              table.steps, table.up))
+            self._put_away(winner, pickup)
+        elif end == "void":
+            for s in order:
+                self._put_away(s, [c for c, o in zip(table.cards, table.owners, strict=True)
+                                   if o == s])
+        elif end == "discarded":
+            self.out_of_game.extend(table.cards)
+        else:
+            self.table = table.cards
+            self.result = self._ended(Termination.DRAW)
+        went_out = [] if end == "draw" else [s for s in order if self.count(s) == 0]
+        for s in went_out:
+            self.in_game[s] = False
+        self.eliminated.extend(went_out)
+        if self.events is not None:
+            assert showdowns is not None
+            self.events.append(RoundEvent(self.rounds, order[0], table.plays(), tuple(showdowns),
+                                          end, taker=winner, exhausted=exhausted, pickup=pickup,
+                                          eliminated=tuple(went_out)))
+        if end != "draw":
+            self._after_round(went_out)
+        return True
 
-        contenders = order
-        faces = []
-        for s in order:
-            c = take(s)
-            t_cards.append(c)
-            t_owner.append(s)
-            t_step.append(0)
-            t_up.append(True)
-            faces.append(c)
+    def _showdowns(self, order: list[Seat], table: _Table, showdowns: list[Showdown] | None
+                   ) -> tuple[RoundEnd, Seat | None, str | None]:
+        """The round's showdowns and disputes (§2.3-2.6) onto ``table``: how the round ends,
+        who takes the table, and the ``dispute_exhausted`` rule that ended it, if one did."""
+        rules = self.rules
+        count = self.count
         seen = self.seen
         strength = self.judge.strength
-        for c in faces:
-            seen[strength[c]] += 1
-        self.showdowns += 1
+        contenders = order
+        faces = [table.lay(s, self._take_card(s), 0, True) for s in order]
         step = 0
-        winner: Seat | None = None
-        end: RoundEnd
-        exhausted: str | None = None
         while True:
-            idx = top_of(faces)
+            for c in faces:
+                seen[strength[c]] += 1
+            self.showdowns += 1
+            idx = self.judge.top(faces)
             if showdowns is not None:
                 showdowns.append(Showdown(step, tuple(contenders), tuple(faces),
                                           None if idx is None else
                                           tuple(contenders[i] for i in idx)))
             if idx is None:
-                end = "void"
-                break
+                return "void", None, None
             if len(idx) == 1:
-                winner, end = contenders[idx[0]], "taken"
-                break
+                return "taken", contenders[idx[0]], None
             contenders = [contenders[i] for i in idx]
             empty = [s for s in contenders if count(s) == 0]
             if empty:
-                exhausted = rules.dispute_exhausted
-                if exhausted == "takes_pot":
-                    winner, end = empty[0], "taken"
-                    break
-                if exhausted == "earliest_wins":
-                    winner, end = contenders[0], "taken"
-                    break
-                if exhausted == "discard":
-                    end = "discarded"
-                    break
-                if exhausted == "draw":
-                    end = "draw"
-                    break
+                how = rules.dispute_exhausted
+                if how == "takes_pot":
+                    return "taken", empty[0], how
+                if how == "earliest_wins":
+                    return "taken", contenders[0], how
+                if how in ("discard", "draw"):
+                    return ("discarded" if how == "discard" else "draw"), None, how
                 contenders = [s for s in contenders if count(s) > 0]  # drops_out
                 if len(contenders) == 1:
-                    winner, end = contenders[0], "taken"
-                    break
+                    return "taken", contenders[0], how
                 if not contenders:
-                    end = "discarded"
-                    break
-                exhausted = None
+                    return "discarded", None, how
             step += 1
             faces = []
             for s in contenders:
                 if rules.dispute == "down_up":
                     for _ in range(min(rules.stakes, count(s) - 1)):
-                        t_cards.append(take(s))
-                        t_owner.append(s)
-                        t_step.append(step)
-                        t_up.append(False)
-                c = take(s)
-                t_cards.append(c)
-                t_owner.append(s)
-                t_step.append(step)
-                t_up.append(True)
-                faces.append(c)
-                seen[strength[c]] += 1
-            self.showdowns += 1
+                        table.lay(s, self._take_card(s), step, False)
+                faces.append(table.lay(s, self._take_card(s), step, True))
 
-        pickup: tuple[Card, ...] = ()
-        if end == "taken":
-            assert winner is not None
-            pickup = tuple(self._pickup_order(winner, order, t_cards, t_owner, t_step, t_up))
-            self._put_away(winner, pickup)
-        elif end == "void":
-            for s in order:
-                self._put_away(s, [c for c, o in zip(t_cards, t_owner, strict=True) if o == s])
-        elif end == "discarded":
-            self.out_of_game.extend(t_cards)
-        else:
-            self.table = t_cards
-            self.result = self._ended(Termination.DRAW)
-
-        went_out = []
-        if end != "draw":
-            for s in order:
-                if count(s) == 0:
-                    self.in_game[s] = False
-                    went_out.append(s)
-            self.eliminated.extend(went_out)
-        if self.events is not None:
-            assert showdowns is not None
-            plays = tuple(Play(*x) for x in zip(t_owner, t_cards, t_up, t_step, strict=True))
-            self.events.append(RoundEvent(self.rounds, order[0], plays, tuple(showdowns), end,
-                                          taker=winner, exhausted=exhausted, pickup=pickup,
-                                          eliminated=tuple(went_out)))
-        if end == "draw":
-            return True
-        if rules.misere and went_out:
+    def _after_round(self, went_out: list[Seat]) -> None:
+        """Misère's end, a new tour and the lead passing on, once the round's seats went out."""
+        if self.rules.misere and went_out:
             self.result = self._ended(Termination.WIN, went_out[0])
-            return True
-        if went_out and rules.new_tour_on_elimination:
+            return
+        if went_out and self.rules.new_tour_on_elimination:
             self.leader = (self.leader + len(went_out)) % self.players
         if not self.in_game[self.leader]:
             self._pass_lead()
-        return True
 
     # -- helpers ------------------------------------------------------------------------------
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal, get_args
+from typing import Any, Literal, get_args, get_origin, get_type_hints
 
 from pyanitsa.cards import Deck
 from pyanitsa.errors import InvalidDeckError, InvalidRulesError, PyanitsaError, did_you_mean
@@ -36,16 +36,6 @@ CLASSIC_ONLY = frozenset({"deal", "dispute", "stakes", "dispute_exhausted", "pic
                           "max_rounds"})
 """Options that only classic mode has; tactical mode rejects them."""
 
-_CHOICES: dict[str, tuple[str, ...]] = {
-    "mode": get_args(Mode),
-    "cycle_rule": get_args(CycleRule),
-    "deal": get_args(DealKind),
-    "dispute": get_args(Dispute),
-    "dispute_exhausted": get_args(DisputeExhausted),
-    "pickup_to": get_args(PickupTo),
-    "refill": get_args(Refill),
-    "pickup_order": get_args(PickupOrder),
-}
 _FLAGS = ("weakest_beats_ace", "misere", "new_tour_on_elimination", "detect_cycles")
 
 
@@ -87,7 +77,7 @@ class Rules:
     """Rounds after which a classic game ends as ``capped``."""
 
     def __post_init__(self) -> None:
-        for key, choices in _CHOICES.items():
+        for key, choices in OPTION_CHOICES.items():
             value = getattr(self, key)
             if value not in choices:
                 raise InvalidRulesError(f"{key}: {value!r} is not one of {', '.join(choices)}"
@@ -146,7 +136,7 @@ class Rules:
             base_deck, fixed = None, {}
         if "mode" in options:
             given = options.pop("mode")
-            if given not in _CHOICES["mode"]:
+            if given not in OPTION_CHOICES["mode"]:
                 raise InvalidRulesError(f"mode: {given!r} is not one of classic, tactical")
             if mode is not None and given != mode:
                 raise InvalidRulesError(f"mode: {given!r} contradicts {mode!r}")
@@ -248,6 +238,17 @@ def _is_int(value: object) -> bool:
 
 
 _FIELDS = tuple(f.name for f in dataclasses.fields(Rules) if f.name not in ("mode", "deck"))
+def _option_choices() -> dict[str, tuple[str, ...]]:
+    # read from the field types, so that a value added to a Literal is valid, checked, encoded
+    # for the batch core (or refused there by name) and fuzzed by the tests at once
+    hints = get_type_hints(Rules)
+    return {f.name: get_args(hints[f.name]) for f in dataclasses.fields(Rules)
+            if get_origin(hints[f.name]) is Literal}
+
+
+OPTION_CHOICES: dict[str, tuple[str, ...]] = _option_choices()
+"""Every option whose type is a ``Literal``, with its values in their declared order."""
+
 _CLASSIC_DEFAULTS = {f.name: f.default for f in dataclasses.fields(Rules)
                      if f.name not in ("mode", "deck")}
 

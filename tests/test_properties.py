@@ -11,11 +11,14 @@ from hypothesis import strategies as st
 
 from pyanitsa import ClassicGame, Deck, Record, Rng, Rules, TacticalGame, deal
 from pyanitsa.classic import PickupRequest
+from pyanitsa.rules import OPTION_CHOICES
 
 SETTINGS = settings(max_examples=200, deadline=None,
                     suppress_health_check=[HealthCheck.too_slow])
-FIXED_ORDERS = ["table", "by_seat", "winner_first", "loser_first", "high_first", "low_first",
-                "natural", "shuffled"]
+CHOICES = OPTION_CHOICES
+"""Every option's values from the ``Literal`` types of ``Rules``: a new value is drawn here (and
+played on every engine) the day it exists."""
+FIXED_ORDERS = [o for o in CHOICES["pickup_order"] if o != "agent"]
 
 decks = st.one_of(
     st.sampled_from(["36", "32", "52", "54"]).map(Deck.standard),
@@ -29,27 +32,26 @@ seeds = st.integers(0, 2**64 - 1)
 def classic_setups(draw, *, pickup_orders=FIXED_ORDERS):
     deck = draw(decks)
     players = draw(st.integers(2, min(8, deck.size)))
-    dispute = draw(st.sampled_from(["one_up", "down_up"]))
-    pickup_to = draw(st.sampled_from(["bottom", "won_pile"]))
+    dispute = draw(st.sampled_from(CHOICES["dispute"]))
+    pickup_to = draw(st.sampled_from(CHOICES["pickup_to"]))
     options = {
         "weakest_beats_ace": draw(st.booleans()),
-        "cycle_rule": draw(st.sampled_from(["void", "weakest_wins"])),
+        "cycle_rule": draw(st.sampled_from(CHOICES["cycle_rule"])),
         "dispute": dispute,
-        "dispute_exhausted": draw(st.sampled_from(
-            ["takes_pot", "earliest_wins", "drops_out", "discard", "draw"])),
+        "dispute_exhausted": draw(st.sampled_from(CHOICES["dispute_exhausted"])),
         "pickup_to": pickup_to,
         "pickup_order": draw(st.sampled_from(pickup_orders)),
         "misere": draw(st.booleans()),
         "new_tour_on_elimination": draw(st.booleans()),
         "detect_cycles": draw(st.booleans()),
         "max_rounds": draw(st.one_of(st.just(300), st.integers(1, 300))),
-        "deal": draw(st.sampled_from(["all", "equal"])),
+        "deal": draw(st.sampled_from(CHOICES["deal"])),
         "dealer": draw(st.one_of(st.just("random"), st.integers(0, players - 1))),
     }
     if dispute == "down_up":
         options["stakes"] = draw(st.integers(1, 3))
     if pickup_to == "won_pile":
-        options["refill"] = draw(st.sampled_from(["turn_over", "shuffle"]))
+        options["refill"] = draw(st.sampled_from(CHOICES["refill"]))
     rules = Rules.from_options(options, deck=deck)
     return rules, players, draw(seeds)
 
@@ -59,7 +61,7 @@ def tactical_setups(draw):
     deck = draw(decks)
     players = draw(st.integers(2, min(8, deck.size)))
     options = {"weakest_beats_ace": draw(st.booleans()),
-               "cycle_rule": draw(st.sampled_from(["void", "weakest_wins"])),
+               "cycle_rule": draw(st.sampled_from(CHOICES["cycle_rule"])),
                "misere": draw(st.booleans())}
     return Rules.from_options(options, mode="tactical", deck=deck), players, draw(seeds)
 

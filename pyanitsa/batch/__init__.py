@@ -4,13 +4,12 @@ Import it lazily (``from pyanitsa.batch import simulate``): importing numba take
 ``pyanitsa`` itself never imports this package. Results are identical to the reference engine's
 (``tests/test_batch_parity.py``); the reference engine remains the specification.
 
-Compiled functions are cached on disk (``cache=True``). numba keys each cache entry on the
-source file of the function it compiled, not on the files of the functions it calls: after
-editing ``rng.py``, ``classic.py``, ``classic_fast.py`` or ``tactical.py``, clear
-``pyanitsa/batch/__pycache__`` (and ``agents/__pycache__`` for the search kernels) so the
-callers in the other modules recompile.
+Compiled functions are cached on disk (``cache=True``), each entry keyed on its own file and
+every module of this package (:mod:`pyanitsa.batch._cache`), so editing any of them recompiles
+what may have inlined it; nothing needs clearing by hand.
 """
 
+from pyanitsa.batch import _cache  # noqa: F401  (first: the cache locators, before any kernel)
 from pyanitsa.batch.api import (
     CAPPED,
     CYCLE,

@@ -15,6 +15,10 @@ the reference engine reports the cycle at round μ + λ. A game capped before Br
 cycle is checked once more (does the capped position come back, and did the cycle close before
 the cap?), so the result is the reference engine's in every case. A *horizon* (stop after so
 many rounds) is the same thing as a lower cap.
+
+The rules are the pieces of :mod:`pyanitsa.batch.pieces` (showdown, dispute step, exhausted
+dispute, pickup order, repeat test), shared with the two-player kernel; this module keeps the
+cards and runs the rounds.
 """
 
 from __future__ import annotations
@@ -22,36 +26,48 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from pyanitsa.batch.classic_fast import fast_ok, play2, sort_table
+from pyanitsa.batch.classic_fast import fast_ok, play2
 from pyanitsa.batch.encode import (
-    ACE,
     CAPPED,
     CYCLE,
     CYCLES,
-    DISPUTE,
     DRAW,
-    EXHAUSTED,
     MAX_ROUNDS,
     MISERE,
     N_RESULT,
     NEW_TOUR,
     ORDER,
     PICKUP_TO,
-    R_CLEN,
-    R_CSTART,
-    R_NELIM,
     R_OUTCOME,
     R_ROUNDS,
     R_SHOWDOWNS,
     R_WINNER,
     REFILL,
-    SPECIAL,
-    STAKES,
-    WEAKEST,
-    WEAKEST_WINS,
     WIN,
 )
+from pyanitsa.batch.pieces import (
+    DISCARD,
+    DRAWN,
+    GO_ON,
+    TAKEN,
+    TC,
+    TO,
+    VOID,
+    brent,
+    dispute_rules,
+    exhausted_rule,
+    face_down,
+    lay_card,
+    order_table,
+    same_ring,
+    showdown_rules,
+    top_set,
+    write_row,
+)
 from pyanitsa.batch.rng import deal_s, derive_seed1, shuffle
+
+__all__ = ["N_RESULT", "R_OUTCOME", "R_ROUNDS", "R_SHOWDOWNS", "R_WINNER", "TAKEN", "VOID",
+           "DISCARD", "DRAWN", "top_set"]  # read from here by enumerate.py and the tactical core
 
 PMAX = 8
 COPIES = 5
@@ -62,14 +78,9 @@ LEADER, ROUNDS, SHOWDOWNS, NELIM, OUTCOME, WINNER = 0, 1, 2, 3, 4, 5
 # order from ST_ELIM
 ST_LEADER, ST_ROUNDS, ST_SHOWDOWNS, ST_NELIM, ST_ELIM = 0, 1, 2, 3, 4
 N_START = ST_ELIM + PMAX
-# how a round ended
-TAKEN, VOID, DISCARD, DRAWN = 0, 1, 2, 3
-
 # rows of the per-copy counters ``cnt[k, row, seat]``
 HEAD, SCNT, PCNT, ELIM = 0, 1, 2, 3
-# rows of the table scratch ``tab[row, j]`` (row 3 is classic_fast.sort_table's key) and of the
-# small scratch ``sm[row, i]``
-TC, TO, TS = 0, 1, 2
+# rows of the small scratch ``sm[row, i]`` (those of ``tab`` are in pieces.py)
 ORD, CONT, FACE, IDX = 0, 1, 2, 3
 
 # A game's arrays are passed one by one (a tuple of arrays as an argument costs a reference
@@ -123,189 +134,103 @@ def put(stk, pile, cnt, k, s, c, mask, to_pile):
 
 
 @njit(cache=True, _nrt=False, inline="always")
-def top_set(faces, n, idx, special, weakest, ace, weakest_wins):
-    """Indices of the unbeaten faces into ``idx``; returns how many, or -1 for a void cycle."""
-    best = faces[0]
-    for j in range(1, n):
-        if faces[j] > best:
-            best = faces[j]
-    if special and best == ace:
-        has_weak = False
-        lower = False
-        for j in range(n):
-            f = faces[j]
-            if f == weakest:
-                has_weak = True
-            elif f != ace:
-                lower = True
-        if has_weak:
-            if lower and not weakest_wins:
-                return -1
-            m = 0
-            for j in range(n):
-                if faces[j] == weakest:
-                    idx[m] = j
-                    m += 1
-            return m
-    m = 0
-    for j in range(n):
-        if faces[j] == best:
-            idx[m] = j
-            m += 1
-    return m
+def held(cnt, k, s):
+    """Cards seat ``s`` of copy ``k`` holds: stack and won pile."""
+    return cnt[k, SCNT, s] + cnt[k, PCNT, s]
 
 
 @njit(cache=True, _nrt=False, inline="always")
-def pickup(stk, pile, cnt, tab, sm, buf, k, prm, winner, no, nt, mask, rng):
-    """Put the table under the winner's stack (or on the won pile) in ``pickup_order``."""
-    how = prm[ORDER]
-    to_pile = prm[PICKUP_TO]
-    if how == 0:
-        for j in range(nt):
-            put(stk, pile, cnt, k, winner, tab[TC, j], mask, to_pile)
-    elif how == 1:
-        for i in range(no):
-            s = sm[ORD, i]
-            for j in range(nt):
-                if tab[TO, j] == s:
-                    put(stk, pile, cnt, k, winner, tab[TC, j], mask, to_pile)
-    elif how == 2 or how == 3:
-        first_mine = how == 2
-        for half in range(2):
-            mine = (half == 0) == first_mine
-            for j in range(nt):
-                if (tab[TO, j] == winner) == mine:
-                    put(stk, pile, cnt, k, winner, tab[TC, j], mask, to_pile)
-    elif how == 7:
-        for j in range(nt):
-            buf[j] = tab[TC, j]
-        shuffle(buf, nt, rng)
-        for j in range(nt):
-            put(stk, pile, cnt, k, winner, buf[j], mask, to_pile)
-    else:
-        sort_table(tab, buf, nt, how)
-        for j in range(nt):
-            put(stk, pile, cnt, k, winner, buf[j], mask, to_pile)
-
-
-@njit(cache=True, _nrt=False, inline="always")
-def play_round(stk, pile, cnt, g, tab, sm, buf, k, prm, players, rng):
-    """Play one round of copy ``k``; returns 1 if it ended the game (draw, misère), else 0."""
-    mask = stk.shape[2] - 1
-    refill_shuffle = prm[REFILL]
-    to_pile = prm[PICKUP_TO]
-    g[k, ROUNDS] += 1
-    leader = g[k, LEADER]
+def open_round(stk, pile, cnt, tab, sm, k, leader, players, mask, refill_shuffle, rng):
+    """Every seat with cards, clockwise from ``leader``, into ``sm[ORD]`` and ``sm[CONT]``, its
+    top card onto the table and into ``sm[FACE]``; returns how many seats play."""
     no = 0
     for i in range(players):
         s = leader + i
         if s >= players:
             s -= players
-        if cnt[k, SCNT, s] + cnt[k, PCNT, s] > 0:
+        if held(cnt, k, s) > 0:
+            c = take(stk, pile, cnt, k, s, mask, refill_shuffle, rng)
+            lay_card(tab, no, c, s, 0)
             sm[ORD, no] = s
+            sm[CONT, no] = s
+            sm[FACE, no] = c
             no += 1
-    nt = 0
-    for i in range(no):
-        s = sm[ORD, i]
-        c = take(stk, pile, cnt, k, s, mask, refill_shuffle, rng)
-        tab[TC, nt] = c
-        tab[TO, nt] = s
-        tab[TS, nt] = 0
-        nt += 1
-        sm[FACE, i] = c
-        sm[CONT, i] = s
-    nc = no
-    g[k, SHOWDOWNS] += 1
+    return no
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def dispute(stk, pile, cnt, tab, sm, k, prm, nc, nt, mask, rng):
+    """Showdowns from the round's first until one ends it (§2.3-2.6): ``(end, winner, nt,
+    showdowns after the first)``, the table's ``nt`` cards in ``tab``."""
+    special, weakest, ace, wwins = showdown_rules(prm)
+    down_up, stakes, ex = dispute_rules(prm)
+    refill_shuffle = prm[REFILL]
+    cont, faces, left = sm[CONT], sm[FACE], sm[IDX]
     step = 0
-    winner = -1
-    end = TAKEN
-    special = prm[SPECIAL]
-    weakest = prm[WEAKEST]
-    ace = prm[ACE]
-    wwins = prm[WEAKEST_WINS]
-    down_up = prm[DISPUTE]
-    stakes = prm[STAKES]
-    faces = sm[FACE]
-    idx = sm[IDX]
     while True:
-        ntop = top_set(faces, nc, idx, special, weakest, ace, wwins)
+        ntop = top_set(faces, nc, left, special, weakest, ace, wwins)
         if ntop < 0:
-            end = VOID
-            break
+            return VOID, -1, nt, step
         if ntop == 1:
-            winner = sm[CONT, idx[0]]
-            break
+            return TAKEN, cont[left[0]], nt, step
+        empty = False
         for j in range(ntop):
-            sm[CONT, j] = sm[CONT, idx[j]]
+            cont[j] = cont[left[j]]
+            left[j] = held(cnt, k, cont[j])
+            empty |= left[j] == 0
         nc = ntop
-        first_empty = -1
-        for j in range(nc):
-            s = sm[CONT, j]
-            if cnt[k, SCNT, s] + cnt[k, PCNT, s] == 0:
-                first_empty = s
-                break
-        if first_empty >= 0:
-            ex = prm[EXHAUSTED]
-            if ex == 0:
-                winner = first_empty
-                break
-            if ex == 1:
-                winner = sm[CONT, 0]
-                break
-            if ex == 3:
-                end = DISCARD
-                break
-            if ex == 4:
-                end = DRAWN
-                break
-            m = 0
-            for j in range(nc):
-                s = sm[CONT, j]
-                if cnt[k, SCNT, s] + cnt[k, PCNT, s] > 0:
-                    sm[CONT, m] = s
-                    m += 1
-            nc = m
-            if nc == 1:
-                winner = sm[CONT, 0]
-                break
-            if nc == 0:
-                end = DISCARD
-                break
+        if empty:
+            end, winner, nc = exhausted_rule(ex, cont, left, nc)
+            if end != GO_ON:
+                return end, winner, nt, step
         step += 1
         for j in range(nc):
-            s = sm[CONT, j]
-            if down_up:
-                nd = min(stakes, cnt[k, SCNT, s] + cnt[k, PCNT, s] - 1)
-                for _ in range(nd):
-                    tab[TC, nt] = take(stk, pile, cnt, k, s, mask, refill_shuffle, rng)
-                    tab[TO, nt] = s
-                    tab[TS, nt] = step
-                    nt += 1
-            c = take(stk, pile, cnt, k, s, mask, refill_shuffle, rng)
-            tab[TC, nt] = c
-            tab[TO, nt] = s
-            tab[TS, nt] = step
-            nt += 1
-            faces[j] = c
-        g[k, SHOWDOWNS] += 1
+            s = cont[j]
+            for _ in range(face_down(down_up, stakes, held(cnt, k, s))):
+                nt = lay_card(tab, nt, take(stk, pile, cnt, k, s, mask, refill_shuffle, rng), s,
+                              step)
+            faces[j] = take(stk, pile, cnt, k, s, mask, refill_shuffle, rng)
+            nt = lay_card(tab, nt, faces[j], s, step)
 
+
+@njit(cache=True, _nrt=False, inline="always")
+def put_back(stk, pile, cnt, tab, sm, buf, k, prm, end, winner, leader, players, no, nt, mask,
+             rng):
+    """The table after the round: under the winner in ``pickup_order``, or (void) every card
+    back to its owner in table order; discarded cards leave the game."""
+    to_pile = prm[PICKUP_TO]
     if end == TAKEN:
-        pickup(stk, pile, cnt, tab, sm, buf, k, prm, winner, no, nt, mask, rng)
+        rng[0] = order_table(tab, buf, nt, prm[ORDER], winner, leader, players, rng[0])
+        for j in range(nt):
+            put(stk, pile, cnt, k, winner, buf[j], mask, to_pile)
     elif end == VOID:
         for i in range(no):
             s = sm[ORD, i]
             for j in range(nt):
                 if tab[TO, j] == s:
                     put(stk, pile, cnt, k, s, tab[TC, j], mask, to_pile)
-    elif end == DRAWN:
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def play_round(stk, pile, cnt, g, tab, sm, buf, k, prm, players, rng):
+    """Play one round of copy ``k``; returns 1 if it ended the game (draw, misère), else 0."""
+    mask = stk.shape[2] - 1
+    g[k, ROUNDS] += 1
+    leader = g[k, LEADER]
+    no = open_round(stk, pile, cnt, tab, sm, k, leader, players, mask, prm[REFILL], rng)
+    end, winner, nt, steps = dispute(stk, pile, cnt, tab, sm, k, prm, no, no, mask, rng)
+    g[k, SHOWDOWNS] += 1 + steps
+    if end == DRAWN:
         g[k, OUTCOME] = DRAW
         g[k, WINNER] = -1
         return 1
+    put_back(stk, pile, cnt, tab, sm, buf, k, prm, end, winner, leader, players, no, nt, mask,
+             rng)
     went = 0
     first_out = -1
     for i in range(no):
         s = sm[ORD, i]
-        if cnt[k, SCNT, s] + cnt[k, PCNT, s] == 0:
+        if held(cnt, k, s) == 0:
             cnt[k, ELIM, g[k, NELIM]] = s
             g[k, NELIM] += 1
             went += 1
@@ -318,7 +243,7 @@ def play_round(stk, pile, cnt, g, tab, sm, buf, k, prm, players, rng):
     if went and prm[NEW_TOUR]:
         leader = (leader + went) % players
     g[k, LEADER] = leader
-    if cnt[k, SCNT, leader] + cnt[k, PCNT, leader] == 0:
+    if held(cnt, k, leader) == 0:
         pass_lead(cnt, g, k, players)
     return 0
 
@@ -334,20 +259,29 @@ def pass_lead(cnt, g, k, players):
 
 
 @njit(cache=True, _nrt=False, inline="always")
+def alive(cnt, k, players):
+    """Seats of copy ``k`` that hold cards."""
+    n = 0
+    for s in range(players):
+        n += held(cnt, k, s) > 0
+    return n
+
+
+@njit(cache=True, _nrt=False, inline="always")
 def end_check(cnt, g, k, players, max_rounds):
     """The end conditions of §2.8 but the cycle; returns the outcome, or -1 to go on."""
-    alive = 0
+    n = 0
     last = -1
     for s in range(players):
-        if cnt[k, SCNT, s] + cnt[k, PCNT, s] > 0:
-            alive += 1
+        if held(cnt, k, s) > 0:
+            n += 1
             last = s
-    if alive == 1:
+    if n == 1:
         g[k, OUTCOME] = WIN
         g[k, WINNER] = last
         return WIN
     g[k, WINNER] = -1
-    if alive == 0:
+    if n == 0:
         g[k, OUTCOME] = DRAW
         return DRAW
     if g[k, ROUNDS] >= max_rounds:
@@ -432,19 +366,32 @@ def same_position(stk, pile, cnt, g, a, b, players):
             return False
     mask = stk.shape[2] - 1
     for s in range(players):
-        ha = cnt[a, HEAD, s]
-        hb = cnt[b, HEAD, s]
-        for i in range(cnt[a, SCNT, s]):
-            if stk[a, s, (ha + i) & mask] != stk[b, s, (hb + i) & mask]:
-                return False
-        for i in range(cnt[a, PCNT, s]):
-            if pile[a, s, i] != pile[b, s, i]:
-                return False
+        if not (same_ring(stk[a, s], cnt[a, HEAD, s], stk[b, s], cnt[b, HEAD, s],
+                          cnt[a, SCNT, s], mask)
+                and same_ring(pile[a, s], 0, pile[b, s], 0, cnt[a, PCNT, s], mask)):
+            return False
     return True
 
 
 # phases of play_game
 MAIN, LATE, ADVANCE, MU1, MU2 = 0, 1, 2, 3, 4
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def write_result(cnt, g, k, cstart, clen, out, row, out_elim):
+    """Copy ``k``'s result into row ``row`` (with the cycle's start and length, or -1)."""
+    write_row(out, row, g[k, OUTCOME], g[k, WINNER], g[k, ROUNDS], g[k, SHOWDOWNS], g[k, NELIM],
+              cstart, clen)
+    for i in range(g[k, NELIM]):
+        out_elim[row, i] = cnt[k, ELIM, i]
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def replay_from_start(stk, pile, cnt, g, players):
+    """Copies 1 and 2 back to the start, to find μ once λ is known; returns the new phase."""
+    copy_state(stk, pile, cnt, g, np.int64(START), np.int64(1), players)
+    copy_state(stk, pile, cnt, g, np.int64(START), np.int64(2), players)
+    return ADVANCE
 
 
 @njit(cache=True, _nrt=False)
@@ -463,20 +410,17 @@ def play_game(stk, pile, cnt, g, tab, sm, buf, prm, players, stop, rng, out, row
       them together until they meet: at round μ of copy 1, copy 2 stands at round μ + λ.
     """
     # numba would compile a callee once per literal argument; these are plain int64
-    C0, C1, C2, C3, CS = np.int64(0), np.int64(1), np.int64(2), np.int64(3), np.int64(START)
+    C0, C1, C3, CS = np.int64(0), np.int64(1), np.int64(3), np.int64(START)
     copy_state(stk, pile, cnt, g, CS, C0, players)
     detect = prm[CYCLES]
     rounds0 = g[START, ROUNDS]
     k_res = 0
-    cstart = -1
-    clen = -1
+    cstart = clen = -1
     if detect:
         copy_state(stk, pile, cnt, g, C0, C3, players)
     power = 1
-    lam = 0
+    lam = steps = mu = 0
     phase = MAIN
-    steps = 0
-    mu = 0
     while True:
         if phase == MAIN:
             code = end_check(cnt, g, 0, players, stop)
@@ -487,34 +431,19 @@ def play_game(stk, pile, cnt, g, tab, sm, buf, prm, players, stop, rng, out, row
                 steps = 0
                 phase = LATE
                 continue
-            if detect and lam > 0:
-                if same_position(stk, pile, cnt, g, 0, 3, players):
-                    clen = lam
-                    copy_state(stk, pile, cnt, g, CS, C1, players)
-                    copy_state(stk, pile, cnt, g, CS, C2, players)
-                    steps = 0
-                    phase = ADVANCE
-                    continue
-                if lam == power:
-                    copy_state(stk, pile, cnt, g, C0, C3, players)
-                    power *= 2
-                    lam = 0
-            lam += 1
+            if detect and lam > 0 and same_position(stk, pile, cnt, g, 0, 3, players):
+                clen, steps, phase = lam, 0, replay_from_start(stk, pile, cnt, g, players)
+                continue
+            now, lam, power = brent(lam, power)
+            if detect and now:
+                copy_state(stk, pile, cnt, g, C0, C3, players)
             k = 0
         elif phase == LATE:
             if steps > 0 and same_position(stk, pile, cnt, g, 0, 1, players):
-                clen = steps
-                copy_state(stk, pile, cnt, g, CS, C1, players)
-                copy_state(stk, pile, cnt, g, CS, C2, players)
-                steps = 0
-                phase = ADVANCE
+                clen, steps, phase = steps, 0, replay_from_start(stk, pile, cnt, g, players)
                 continue
-            alive = 0
-            for s in range(players):
-                if cnt[1, SCNT, s] + cnt[1, PCNT, s] > 0:
-                    alive += 1
             # a cycle closed before the cap is at most stop - rounds0 long
-            if steps >= stop - rounds0 or alive < 2:
+            if steps >= stop - rounds0 or alive(cnt, 1, players) < 2:
                 break  # no cycle closed before the cap: copy 0 is capped
             steps += 1
             k = 1
@@ -543,15 +472,7 @@ def play_game(stk, pile, cnt, g, tab, sm, buf, prm, players, stop, rng, out, row
         # MAIN: the game ended; LATE: copy 1 ended, copy 0 stays capped (replays never end)
         if play_round(stk, pile, cnt, g, tab, sm, buf, k, prm, players, rng) and phase <= LATE:
             break
-    out[row, R_OUTCOME] = g[k_res, OUTCOME]
-    out[row, R_WINNER] = g[k_res, WINNER]
-    out[row, R_ROUNDS] = g[k_res, ROUNDS]
-    out[row, R_SHOWDOWNS] = g[k_res, SHOWDOWNS]
-    out[row, R_NELIM] = g[k_res, NELIM]
-    out[row, R_CSTART] = cstart
-    out[row, R_CLEN] = clen
-    for i in range(g[k_res, NELIM]):
-        out_elim[row, i] = cnt[k_res, ELIM, i]
+    write_result(cnt, g, k_res, cstart, clen, out, row, out_elim)
     return k_res
 
 
@@ -560,7 +481,7 @@ def play_any(stk, pile, cnt, g, tab, sm, buf, prm, players, init, ilen, dealer, 
              out_elim):
     """Play one game with the fast two-player kernel when it applies, else the general one."""
     if fast_ok(prm, players) and play2(prm, init, ilen, dealer, rng, stk[0], stk[3], tab, buf,
-                                       out, row, out_elim) == 0:
+                                       sm[CONT], sm[IDX], out, row, out_elim) == 0:
         return
     load(stk, cnt, g, np.int64(START), players, init, ilen, dealer)
     play_game(stk, pile, cnt, g, tab, sm, buf, prm, players, prm[MAX_ROUNDS], rng, out, row,

@@ -13,30 +13,18 @@ from __future__ import annotations
 
 from numba import njit
 
+from pyanitsa.batch import pieces
 from pyanitsa.batch.encode import (
-    ACE,
     CAPPED,
     CYCLES,
-    DISPUTE,
     DRAW,
-    EXHAUSTED,
     MAX_ROUNDS,
     MISERE,
     ORDER,
     PICKUP_TO,
-    R_CLEN,
-    R_CSTART,
-    R_NELIM,
-    R_OUTCOME,
-    R_ROUNDS,
-    R_SHOWDOWNS,
-    R_WINNER,
-    SPECIAL,
-    STAKES,
-    WEAKEST,
     WIN,
 )
-from pyanitsa.batch.rng import randbelow_s, shuffle_s
+from pyanitsa.batch.pieces import DRAWN, TAKEN
 
 WATCH_FROM = 1024
 """Rounds before the kernel starts looking for a repeated position. A cycle, once entered,
@@ -51,272 +39,138 @@ def fast_ok(prm, players):
 
 
 @njit(cache=True, _nrt=False, inline="always")
-def winner2(a, b, special, weakest, ace):
-    """0 if the leader's ``a`` beats ``b``, else 1 (``a != b``)."""
-    if special and a == weakest and b == ace:
-        return 0
-    if special and b == weakest and a == ace:
-        return 1
-    return 0 if a > b else 1
-
-
-@njit(cache=True, _nrt=False, inline="always")
 def lay(stk, seat, h, n, tab, nt, step, stakes, down_up, mask):
-    """A seat's stakes (``down_up``) and its next face card onto the table at ``nt``;
-    returns ``(face, h, n, nt)`` after them."""
-    if down_up:
-        for _ in range(min(stakes, n - 1)):
-            tab[0, nt] = stk[seat, h]
-            tab[1, nt] = seat
-            tab[2, nt] = step
-            nt += 1
-            h = (h + 1) & mask
-            n -= 1
+    """A seat's dispute step: its face-down cards and its next face card onto the table at
+    ``nt``; returns ``(face, h, n, nt)`` after them."""
+    for _ in range(pieces.face_down(down_up, stakes, n)):
+        nt = pieces.lay_card(tab, nt, stk[seat, h], seat, step)
+        h = (h + 1) & mask
+        n -= 1
     c = stk[seat, h]
-    h = (h + 1) & mask
-    n -= 1
-    tab[0, nt] = c
-    tab[1, nt] = seat
-    tab[2, nt] = step
-    return c, h, n, nt + 1
+    return c, (h + 1) & mask, n - 1, pieces.lay_card(tab, nt, c, seat, step)
 
 
 @njit(cache=True, _nrt=False, inline="always")
 def snapshot(stk, snap, h_a, n_a, h_b, n_b, mask):
-    """Copy both stacks where Brent's comparison will look for them."""
+    """Copy both stacks where Brent's comparison will look for them; returns where they are."""
     for i in range(n_a):
         snap[0, (h_a + i) & mask] = stk[0, (h_a + i) & mask]
     for i in range(n_b):
         snap[1, (h_b + i) & mask] = stk[1, (h_b + i) & mask]
+    return h_a, n_a, h_b, n_b
 
 
 @njit(cache=True, _nrt=False, inline="always")
-def sort_table(tab, buf, nt, how):
-    """The table's cards (``tab[0]``, dispute steps in ``tab[2]``) into ``buf``, stably sorted
-    for ``high_first`` (4), ``low_first`` (5) or ``natural`` (6); ``tab[3]`` is scratch."""
-    for j in range(nt):
-        c = tab[0, j]
-        if how == 4:
-            tab[3, j] = -c
-        elif how == 5:
-            tab[3, j] = c
-        else:
-            tab[3, j] = -(tab[2, j] * 256 + c)
-        buf[j] = c
-    for j in range(1, nt):
-        kj = tab[3, j]
-        cj = buf[j]
-        i = j - 1
-        while i >= 0 and tab[3, i] > kj:
-            tab[3, i + 1] = tab[3, i]
-            buf[i + 1] = buf[i]
-            i -= 1
-        tab[3, i + 1] = kj
-        buf[i + 1] = cj
+def dispute2(prm, stk, tab, cont, left, a, b, h_a, n_a, h_b, n_b, mask):
+    """A tied round (``a == b``) to its end: ``(end, w, h_a, n_a, h_b, n_b, nt, showdowns)``,
+    the table's ``nt`` cards in ``tab`` and the showdowns after the first."""
+    special, weakest, ace, _ = pieces.showdown_rules(prm)
+    down_up, stakes, ex = pieces.dispute_rules(prm)
+    nt = pieces.lay_card(tab, pieces.lay_card(tab, 0, a, 0, 0), b, 1, 0)
+    step = 0
+    while a == b:
+        if n_a == 0 or n_b == 0:
+            cont[0], cont[1], left[0], left[1] = 0, 1, n_a, n_b
+            end, w, _ = pieces.exhausted_rule(ex, cont, left, 2)
+            return end, w, h_a, n_a, h_b, n_b, nt, step
+        step += 1
+        a, h_a, n_a, nt = lay(stk, 0, h_a, n_a, tab, nt, step, stakes, down_up, mask)
+        b, h_b, n_b, nt = lay(stk, 1, h_b, n_b, tab, nt, step, stakes, down_up, mask)
+    return TAKEN, pieces.winner2(a, b, special, weakest, ace), h_a, n_a, h_b, n_b, nt, step
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def under(stk, seat, h, n, c, mask):
+    """Card ``c`` under ``seat``'s stack; returns its new size."""
+    stk[seat, (h + n) & mask] = c
+    return n + 1
 
 
 @njit(cache=True, _nrt=False)
-def play2(prm, init, ilen, dealer, rng, stk, snap, tab, buf, out, row, out_elim):
+def play2(prm, init, ilen, dealer, rng, stk, snap, tab, buf, cont, left, out, row, out_elim):
     """Play a two-player game with ``pickup_to: bottom``; returns 1 to hand it to the general
-    engine (nothing written), else 0 with the result row written.
+    engine (nothing written), else 0 with the result row written. Seats are relabelled so
+    the leader is 0.
 
-    ``stk`` uint8[2, cap] and ``snap`` uint8[2, cap] are scratch; ``tab`` int64[4, cap];
-    ``buf`` uint8[cap].
+    ``stk`` and ``snap`` uint8[2, cap], ``tab`` int64[4, cap], ``buf`` uint8[cap], ``cont``
+    and ``left`` int64[2] are scratch.
     """
     mask = stk.shape[1] - 1
-    other = 1 - dealer
-    n_a = ilen[dealer]
-    n_b = ilen[other]
+    n_a, n_b = ilen[dealer], ilen[1 - dealer]
     if n_a == 0 or n_b == 0:
         return 1
     for i in range(n_a):
         stk[0, i] = init[dealer, i]
     for i in range(n_b):
-        stk[1, i] = init[other, i]
-    h_a = 0
-    h_b = 0
-    detect = prm[CYCLES]
-    max_rounds = prm[MAX_ROUNDS]
-    special = prm[SPECIAL]
-    weakest = prm[WEAKEST]
-    ace = prm[ACE]
-    down_up = prm[DISPUTE]
-    stakes = prm[STAKES]
-    ex = prm[EXHAUSTED]
-    how = prm[ORDER]
-    misere = prm[MISERE]
+        stk[1, i] = init[1 - dealer, i]
+    detect, max_rounds, how = prm[CYCLES], prm[MAX_ROUNDS], prm[ORDER]
+    special, weakest, ace, _ = pieces.showdown_rules(prm)
     s = rng[0]
-    rounds = 0
-    showdowns = 0
+    h_a = h_b = rounds = steps = lam = 0
     power = 1
-    lam = 0
-    s_na = n_a
-    s_nb = n_b
-    s_ha = 0
-    s_hb = 0
+    s_ha, s_na, s_hb, s_nb = 0, n_a, 0, n_b
     outcome = -1
-    winner = -1
-    nelim = 0
-    while True:
-        if rounds >= max_rounds:
-            if detect:
-                return 1
-            outcome = CAPPED
-            break
-        if detect and rounds >= WATCH_FROM:
-            if rounds == WATCH_FROM:
-                snapshot(stk, snap, h_a, n_a, h_b, n_b, mask)
-                s_na = n_a
-                s_nb = n_b
-                s_ha = h_a
-                s_hb = h_b
-            elif n_a == s_na and n_b == s_nb:
-                same = True
-                for i in range(n_a):
-                    if stk[0, (h_a + i) & mask] != snap[0, (s_ha + i) & mask]:
-                        same = False
-                        break
-                if same:
-                    for i in range(n_b):
-                        if stk[1, (h_b + i) & mask] != snap[1, (s_hb + i) & mask]:
-                            same = False
-                            break
-                if same:
+    # one test a round for both the cap and Brent's watch
+    slow_from = min(max_rounds, WATCH_FROM) if detect else max_rounds
+    while n_a > 0 and n_b > 0:
+        if rounds >= slow_from:
+            if rounds >= max_rounds:
+                if detect:
                     return 1
-            if lam == power:
-                snapshot(stk, snap, h_a, n_a, h_b, n_b, mask)
-                s_na = n_a
-                s_nb = n_b
-                s_ha = h_a
-                s_hb = h_b
-                power *= 2
-                lam = 0
-            lam += 1
-        rounds += 1
-        showdowns += 1
-        a = stk[0, h_a]
-        h_a = (h_a + 1) & mask
-        n_a -= 1
-        b = stk[1, h_b]
-        h_b = (h_b + 1) & mask
-        n_b -= 1
-        if a != b:
-            # no dispute (most rounds): two cards, put straight under the winner's stack
-            w = winner2(a, b, special, weakest, ace)
-            if how == 7:
-                s, j = randbelow_s(s, 2)
-                a_first = j == 1
-            elif how <= 1:
-                a_first = True
-            elif how == 2:
-                a_first = w == 0
-            elif how == 3:
-                a_first = w == 1
-            elif how == 5:
-                a_first = a < b
-            else:  # high_first, natural
-                a_first = a > b
-            c1 = a if a_first else b
-            c2 = b if a_first else a
-            if w == 0:
-                stk[0, (h_a + n_a) & mask] = c1
-                stk[0, (h_a + n_a + 1) & mask] = c2
-                n_a += 2
-            else:
-                stk[1, (h_b + n_b) & mask] = c1
-                stk[1, (h_b + n_b + 1) & mask] = c2
-                n_b += 2
-        else:
-            tab[0, 0] = a
-            tab[1, 0] = 0
-            tab[2, 0] = 0
-            tab[0, 1] = b
-            tab[1, 1] = 1
-            tab[2, 1] = 0
-            nt = 2
-            step = 0
-            take = 1  # 1 taken by `w`, 0 the table leaves the game, 2 the game is drawn
-            w = 0
-            while True:
-                if a != b:
-                    w = winner2(a, b, special, weakest, ace)
-                    break
-                if n_a == 0 or n_b == 0:
-                    if ex == 0:  # takes_pot: the first empty one in play order
-                        w = 0 if n_a == 0 else 1
-                    elif ex == 1:  # earliest_wins
-                        w = 0
-                    elif ex == 3:  # discard
-                        take = 0
-                    elif ex == 4:  # draw
-                        take = 2
-                    elif n_a == 0 and n_b == 0:  # drops_out, nobody left
-                        take = 0
-                    else:
-                        w = 1 if n_a == 0 else 0
-                    break
-                step += 1
-                a, h_a, n_a, nt = lay(stk, 0, h_a, n_a, tab, nt, step, stakes, down_up, mask)
-                b, h_b, n_b, nt = lay(stk, 1, h_b, n_b, tab, nt, step, stakes, down_up, mask)
-                showdowns += 1
-            if take == 2:
-                outcome = DRAW
+                outcome = CAPPED
                 break
-            if take == 1:
-                # the pickup order into buf
-                if how == 0:
-                    for j in range(nt):
-                        buf[j] = tab[0, j]
-                elif how == 1 or how == 2 or how == 3:
-                    # by_seat: A (the leader) first; winner_first: w first; loser_first: 1 - w first
-                    first = 0 if how == 1 else (w if how == 2 else 1 - w)
-                    m = 0
-                    for j in range(nt):
-                        if tab[1, j] == first:
-                            buf[m] = tab[0, j]
-                            m += 1
-                    for j in range(nt):
-                        if tab[1, j] != first:
-                            buf[m] = tab[0, j]
-                            m += 1
-                elif how == 7:
-                    for j in range(nt):
-                        buf[j] = tab[0, j]
-                    s = shuffle_s(buf, nt, s)
-                else:
-                    sort_table(tab, buf, nt, how)
-                if w == 0:
-                    for j in range(nt):
-                        stk[0, (h_a + n_a + j) & mask] = buf[j]
-                    n_a += nt
-                else:
-                    for j in range(nt):
-                        stk[1, (h_b + n_b + j) & mask] = buf[j]
-                    n_b += nt
-        if n_a == 0 or n_b == 0:
-            if n_a == 0:
-                out_elim[row, nelim] = dealer
-                nelim += 1
-            if n_b == 0:
-                out_elim[row, nelim] = other
-                nelim += 1
-            if misere:
-                outcome = WIN
-                winner = out_elim[row, 0]
-            elif nelim == 2:
-                outcome = DRAW
+            if (rounds > WATCH_FROM and n_a == s_na and n_b == s_nb
+                    and pieces.same_ring(stk[0], h_a, snap[0], s_ha, n_a, mask)
+                    and pieces.same_ring(stk[1], h_b, snap[1], s_hb, n_b, mask)):
+                return 1
+            now, lam, power = pieces.brent(lam, power)
+            if now or rounds == WATCH_FROM:
+                s_ha, s_na, s_hb, s_nb = snapshot(stk, snap, h_a, n_a, h_b, n_b, mask)
+        rounds += 1
+        a, b = stk[0, h_a], stk[1, h_b]
+        h_a, h_b = (h_a + 1) & mask, (h_b + 1) & mask
+        n_a -= 1
+        n_b -= 1
+        if a != b:  # no dispute (most rounds): two cards under the winner's stack
+            w = pieces.winner2(a, b, special, weakest, ace)
+            a_first, s = pieces.pair_first(how, a, b, w, s)
+            c1, c2 = (a, b) if a_first else (b, a)
+            if w == 0:
+                n_a = under(stk, 0, h_a, under(stk, 0, h_a, n_a, c1, mask), c2, mask)
             else:
-                outcome = WIN
-                winner = other if n_a == 0 else dealer
+                n_b = under(stk, 1, h_b, under(stk, 1, h_b, n_b, c1, mask), c2, mask)
+            continue
+        end, w, h_a, n_a, h_b, n_b, nt, more = dispute2(prm, stk, tab, cont, left, a, b, h_a,
+                                                       n_a, h_b, n_b, mask)
+        steps += more
+        if end == DRAWN:
+            outcome = DRAW
             break
+        if end == TAKEN:
+            s = pieces.order_table(tab, buf, nt, how, w, 0, 2, s)
+            for j in range(nt):
+                if w == 0:
+                    n_a = under(stk, 0, h_a, n_a, buf[j], mask)
+                else:
+                    n_b = under(stk, 1, h_b, n_b, buf[j], mask)
     rng[0] = s
-    if outcome != WIN:
-        winner = -1
-    out[row, R_NELIM] = nelim
-    out[row, R_OUTCOME] = outcome
-    out[row, R_WINNER] = winner
-    out[row, R_ROUNDS] = rounds
-    out[row, R_SHOWDOWNS] = showdowns
-    out[row, R_CSTART] = -1
-    out[row, R_CLEN] = -1
+    finish2(out, row, out_elim, outcome, rounds, rounds + steps, n_a, n_b, dealer, prm[MISERE])
     return 0
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def finish2(out, row, out_elim, outcome, rounds, showdowns, n_a, n_b, dealer, misere):
+    """The result row of a game that ended (``outcome``) or in which a seat ran out (-1)."""
+    nelim = 0
+    winner = -1
+    if outcome < 0:
+        if n_a == 0:
+            out_elim[row, nelim] = dealer
+            nelim += 1
+        if n_b == 0:
+            out_elim[row, nelim] = 1 - dealer
+            nelim += 1
+        outcome = DRAW if nelim == 2 and not misere else WIN
+        if outcome == WIN:
+            winner = out_elim[row, 0] if misere else (1 - dealer if n_a == 0 else dealer)
+    pieces.write_row(out, row, outcome, winner, rounds, showdowns, nelim, -1, -1)

@@ -13,7 +13,7 @@ import numpy as np
 
 from pyanitsa.cards import strengths
 from pyanitsa.errors import InvalidRulesError
-from pyanitsa.rules import Rules
+from pyanitsa.rules import OPTION_CHOICES, Rules
 
 # Indices into the int64 parameter vector.
 DISPUTE = 0          # 0 one_up, 1 down_up
@@ -32,9 +32,35 @@ ACE = 12
 WEAKEST_WINS = 13    # cycle_rule: weakest_wins
 N_PARAMS = 14
 
-EXHAUSTED_CODES = {"takes_pot": 0, "earliest_wins": 1, "drops_out": 2, "discard": 3, "draw": 4}
-ORDER_CODES = {"table": 0, "by_seat": 1, "winner_first": 2, "loser_first": 3, "high_first": 4,
-               "low_first": 5, "natural": 6, "shuffled": 7}
+
+def literal_codes(option: str) -> dict[str, int]:
+    """Codes ``0, 1, ...`` for an option's values in the order its ``Literal`` declares them."""
+    return {value: i for i, value in enumerate(OPTION_CHOICES[option])}
+
+
+CODES: dict[str, dict[str, int]] = {key: literal_codes(key) for key in OPTION_CHOICES}
+"""Every ``Literal`` option's codes, derived from :class:`Rules` (never written out here)."""
+EXHAUSTED_CODES = CODES["dispute_exhausted"]
+ORDER_CODES = CODES["pickup_order"]
+REFUSED = {("pickup_order", "agent"): "an agent chooses each pickup; play such games with the "
+                                      "reference engine"}
+"""Values the batch core never plays, with why (the reference engine plays them)."""
+
+
+
+def code(rules: Rules, option: str) -> int:
+    """The kernel code of ``rules``' value for ``option``; an error naming both if no kernel
+    piece plays it."""
+    from pyanitsa.batch.pieces import PLAYED  # the pieces declare what they play
+
+    value = getattr(rules, option)
+    why = REFUSED.get((option, value))
+    if why is None and CODES[option][value] not in PLAYED[option]:
+        why = "no kernel piece plays it yet (pyanitsa/batch/pieces.py PLAYED)"
+    if why is not None:
+        raise InvalidRulesError(f"{option}: {value} is not supported by the batch core ({why})")
+    return CODES[option][value]
+
 
 # Columns of a classic result row.
 R_OUTCOME, R_WINNER, R_ROUNDS, R_SHOWDOWNS, R_NELIM, R_CSTART, R_CLEN = 0, 1, 2, 3, 4, 5, 6
@@ -54,17 +80,13 @@ def strength_table(rules: Rules) -> np.ndarray:
 def params(rules: Rules) -> np.ndarray:
     """The rules as an int64 vector indexed by the constants above."""
     _, weakest, ace = strengths(rules.deck, weakest_beats_ace=rules.weakest_beats_ace)
-    if rules.mode == "classic" and rules.pickup_order == "agent":
-        raise InvalidRulesError("pickup_order: agent is not supported by the batch core (an "
-                                "agent chooses each pickup); play such games with the "
-                                "reference engine")
     p = np.zeros(N_PARAMS, dtype=np.int64)
-    p[DISPUTE] = rules.dispute == "down_up"
+    p[DISPUTE] = code(rules, "dispute")
+    p[EXHAUSTED] = code(rules, "dispute_exhausted")
+    p[PICKUP_TO] = code(rules, "pickup_to")
+    p[REFILL] = code(rules, "refill")
+    p[ORDER] = code(rules, "pickup_order")
     p[STAKES] = rules.stakes
-    p[EXHAUSTED] = EXHAUSTED_CODES[rules.dispute_exhausted]
-    p[PICKUP_TO] = rules.pickup_to == "won_pile"
-    p[REFILL] = rules.refill == "shuffle"
-    p[ORDER] = ORDER_CODES.get(rules.pickup_order, 0)
     p[NEW_TOUR] = rules.new_tour_on_elimination
     p[CYCLES] = rules.cycle_detection
     p[MAX_ROUNDS] = rules.max_rounds
@@ -72,7 +94,7 @@ def params(rules: Rules) -> np.ndarray:
     p[SPECIAL] = rules.weakest_beats_ace and weakest != ace
     p[WEAKEST] = weakest
     p[ACE] = ace
-    p[WEAKEST_WINS] = rules.cycle_rule == "weakest_wins"
+    p[WEAKEST_WINS] = code(rules, "cycle_rule")
     return p
 
 

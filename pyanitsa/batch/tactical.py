@@ -9,8 +9,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from pyanitsa.batch.classic import PMAX, top_set
-from pyanitsa.batch.classic_fast import winner2
+from pyanitsa.batch.classic import PMAX
+from pyanitsa.batch.pieces import top_set, winner2
 from pyanitsa.batch.rng import deal_s, derive_seed1
 
 # columns of a result row: then scores, then the winner mask
