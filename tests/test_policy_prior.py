@@ -80,7 +80,7 @@ def test_entropy_bonus_is_minus_kl_to_random() -> None:
     obs = torch.from_numpy(seat.obs[None].copy())
     mask = torch.from_numpy(seat.mask[None].copy())
     _, _, neg_kl = policy.evaluate_actions(obs, torch.tensor([0]), action_masks=mask)
-    assert abs(float(neg_kl[0])) < 1e-6  # at random, KL is 0
+    assert abs(float(neg_kl[0].detach())) < 1e-6  # at random, KL is 0
     with torch.no_grad():
         policy.action_net.bias[0] = 2.0  # more 6s than random plays
     _, _, neg_kl = policy.evaluate_actions(obs, torch.tensor([0]), action_masks=mask)
@@ -91,7 +91,7 @@ def test_entropy_bonus_is_minus_kl_to_random() -> None:
     legal = probs > 0
     kl = float((probs[legal] * (probs[legal] / q[legal]).log()).sum())
     assert kl > 0.05
-    assert float(neg_kl[0]) == pytest.approx(-kl, abs=1e-5)
+    assert float(neg_kl[0].detach()) == pytest.approx(-kl, abs=1e-5)
 
 
 def test_numpy_and_torch_add_the_same_prior(tmp_path: Path) -> None:
