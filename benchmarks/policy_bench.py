@@ -10,6 +10,9 @@ Two-player ``tactical`` (36 cards). Sections:
   it plays by default (sampled) on the same ``--deals`` deals with the same ``--samples`` /
   ``--fresh`` (lower bounds found the same way), and of its greedy order (exact); the paired
   difference policy minus ``random`` deal by deal, with a 95% interval.
+* ``untrained``: the prior's point: an untrained network (seed 0) with ``prior: none`` (it
+  plays each rank it holds equally often) and with ``prior: hand`` (it plays ``random``),
+  beside ``random`` on the same deals.
 * ``duel``: :func:`pyanitsa.tournaments.match` of the policy against every scripted heuristic
   (``--pairs``), ``mc_search`` and ``nash`` (``--slow-pairs``), and its own exploiter
   ``best_response(target=POLICY)`` (``--br-pairs``): the policy's pair score with its 95%
@@ -58,6 +61,33 @@ def exploit_section(policy: str, args: argparse.Namespace) -> dict[str, Any]:
     return out
 
 
+def untrained_section(args: argparse.Namespace) -> dict[str, Any]:
+    import torch
+
+    from pyanitsa.agents import make_agent
+    from pyanitsa.agents.exploit import exploit_deals
+    from pyanitsa.agents.policy import PolicyAgent, build_policy
+    from pyanitsa.agents.policy_meta import PolicyMeta, rules_json
+    from pyanitsa.observation import TacticalLayout
+
+    rules = preset("tactical")
+    layout = TacticalLayout(rules, 2)
+    out: dict[str, Any] = {}
+    for prior in ("none", "hand", "random"):
+        if prior == "random":
+            agent = make_agent("random")
+        else:
+            torch.manual_seed(0)
+            meta = PolicyMeta("MaskablePPO", {"pi": [128, 128], "vf": [128, 128]}, "ReLU",
+                              rules_json(rules), 2, layout.size, layout.ranks, {}, prior)
+            agent = PolicyAgent(build_policy(meta), meta)
+        res = exploit_deals(rules, agent, deals=args.deals, seed=args.seed,
+                            samples=args.samples, fresh=args.fresh)
+        out[prior] = {"exploitability": res["exploitability"], "ci95": res["ci95"]}
+        print(f"  untrained, prior {prior}: {res['exploitability']:.3f}", file=sys.stderr)
+    return out
+
+
 def duel_section(policy: str, args: argparse.Namespace) -> list[dict[str, Any]]:
     from pyanitsa.tournaments import match
 
@@ -92,7 +122,7 @@ def _mean_ci(xs: list[float]) -> dict[str, Any]:
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--policy", default="ppo:tactical-2p")
-    p.add_argument("--only", action="append", choices=("exploit", "duel"))
+    p.add_argument("--only", action="append", choices=("exploit", "untrained", "duel"))
     p.add_argument("--deals", type=int, default=100)
     p.add_argument("--samples", type=int, default=128)
     p.add_argument("--fresh", type=int, default=512)
@@ -107,10 +137,12 @@ def main(argv: list[str] | None = None) -> int:
     if args.quick:
         args.deals, args.samples, args.fresh = 3, 8, 16
         args.pairs = args.slow_pairs = args.br_pairs = 4
-    only = args.only or ["exploit", "duel"]
+    only = args.only or ["exploit", "untrained", "duel"]
     out: dict[str, Any] = {"policy": args.policy, "seed": args.seed}
     if "exploit" in only:
         out["exploit"] = exploit_section(args.policy, args)
+    if "untrained" in only:
+        out["untrained"] = untrained_section(args)
     if "duel" in only:
         out["duel"] = duel_section(args.policy, args)
     print(json.dumps(out, indent=None if args.json else 1))

@@ -46,3 +46,18 @@ def test_rollouts_bench_quick_json(capsys, benchmark_module):
     assert {r["workload"] for r in out["rows"]} == set(module.WORKLOADS)
     for r in out["rows"]:
         assert r["positions"] == 2000 and r["rollouts_per_s"] > 0 and r["mean_rounds"] > 0
+
+
+def test_policy_bench_quick_json(capsys, benchmark_module):
+    """The policy benchmark measures the shipped policy and random on the same deals: the
+    paired difference is the difference of their means, and the greedy order is exact."""
+    module = benchmark_module("policy_bench")
+    assert module.main(["--quick", "--json", "--only", "exploit", "--only", "untrained"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    ex = out["exploit"]
+    assert ex["greedy"]["method"] == "exact" and ex["policy"]["method"] == "lower_bound"
+    diff = ex["policy_minus_random"]
+    assert diff["deals"] == 3
+    assert diff["mean"] == pytest.approx(ex["policy"]["exploitability"]
+                                         - ex["random"]["exploitability"])
+    assert set(out["untrained"]) == {"none", "hand", "random"}
