@@ -42,6 +42,10 @@ COLLECT_EVERY = 1.0
 """Seconds between collections of the actors' output."""
 
 
+NODE_WAIT = 60.0
+"""Seconds to wait for a new actor to say where it runs before it gets its first games."""
+
+
 def _status_path(name: str) -> str:
     folder = "/dev/shm" if os.path.isdir("/dev/shm") else tempfile.gettempdir()
     return os.path.join(folder, name)
@@ -146,6 +150,8 @@ class RayBackend:
         self.boards = [""] * self.workers_wanted
         """Each actor's status file name (unique to this run and actor)."""
         self.nodes: list[Any] = [None] * self.workers_wanted
+        self.located: set[int] = set()
+        """Actors whose node is known: only they are given games (see :meth:`submit`)."""
         """Each actor's node id, as a reference (it answers once built)."""
         self.token = secrets.token_hex(8)
         self.generation = 0
@@ -167,8 +173,16 @@ class RayBackend:
         self.actors[wid] = RayActor.remote(self.config_json, self.key, self.boards[wid],
                                            self.log is not None)
         self.nodes[wid] = self.actors[wid].node.remote()
+        self.located.discard(wid)
 
     def submit(self, wid: int, chunk: int, keys: Sequence[GameKey]) -> None:
+        if wid not in self.located:
+            # A dead actor's decision status is read on its node. Asked for at creation, the
+            # node could still be unanswered when a game killed the actor (the play thread
+            # won on a loaded machine): its death then looked like one outside any decision.
+            with contextlib.suppress(RayError):  # died while being built, or slow: as before
+                ray.get(self.nodes[wid], timeout=NODE_WAIT)
+            self.located.add(wid)
         ref = self.actors[wid].play.remote(chunk, [tuple(k) for k in keys])
         self.inflight[ref] = (wid, chunk)
 
