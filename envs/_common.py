@@ -94,12 +94,16 @@ def make_opponents(opponents: OpponentsArg, players: int) -> list[Agent]:
     return [agent_from_spec(s) for s in specs]
 
 
-def seeded_deal(rules: Rules, players: int, rng: np.random.Generator) -> tuple[int, Record]:
+def seeded_deal(rules: Rules, players: int, rng: np.random.Generator,
+                dealer: Callable[[int], Record] | None = None) -> tuple[int, Record]:
     """An episode's deal: a 64-bit seed drawn from the env's generator, dealt by the core, so
     ``Record.dealt(rules, players, seed)`` is the episode's game anywhere (``pyanitsa play
-    --seed`` deals the same way)."""
+    --seed`` deals the same way). ``dealer`` deals a seed instead of ``Record.dealt``: the
+    batch core's ``SeededDealer``, the same deal compiled."""
     seed = int(rng.integers(0, MASK64, dtype=np.uint64, endpoint=True))
-    return seed, Record.dealt(rules, players, seed)
+    if dealer is None:
+        return seed, Record.dealt(rules, players, seed)
+    return seed, dealer(seed)
 
 
 def action_index(action: object, legal: Sequence[int]) -> int:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import gymnasium as gym
@@ -76,6 +76,15 @@ class TacticalScorer:
         self.__dict__.update(state)
         if self.engine == "batch":
             self._setup_batch()
+
+    def dealer(self) -> Callable[[int], Record] | None:
+        """What deals a seed for :func:`seeded_deal`: the batch core's compiled
+        ``Record.dealt`` with the batch engine, else ``None`` (the core's)."""
+        if self.engine != "batch":
+            return None
+        from pyanitsa.batch.deals import SeededDealer
+
+        return SeededDealer(self.rules, self.players)
 
     def play(self, orders: Sequence[Sequence[Card]]) -> TacticalResult:
         if self.engine == "batch":
@@ -197,7 +206,8 @@ class TacticalEnv(gym.Env[np.ndarray, np.int64]):
     - ``reward``: ``"margin"``, ``"win"`` or ``"rank"``.
     - ``engine``: what plays the game at the end: ``"auto"`` (default: the compiled batch core
       ``pyanitsa.batch``, or the reference engine where numba cannot be imported), ``"batch"``
-      or ``"reference"``. Results are identical; the
+      or ``"reference"``; the batch engine also deals (the same deal, compiled). Results are
+      identical; the
       batch core is faster per game but imports numba (about a second per process).
     - ``render_mode``: ``None`` or ``"ansi"`` (``render()`` returns the state as text).
 
@@ -223,7 +233,8 @@ class TacticalEnv(gym.Env[np.ndarray, np.int64]):
         self.layout = TacticalLayout(self.rules, self.players)
         self._scorer = TacticalScorer(self.rules, self.players, engine)
         self.engine = self._scorer.engine
-        """The engine that plays the games: ``batch`` or ``reference``."""
+        """The engine that plays the games (and deals them): ``batch`` or ``reference``."""
+        self._dealer = self._scorer.dealer()
         self.observation_space = self.layout.space()
         self.action_space = spaces.Discrete(self.layout.ranks)
         self._me = TacticalSeat(self.layout)
@@ -245,7 +256,7 @@ class TacticalEnv(gym.Env[np.ndarray, np.int64]):
         players = self.players
         seat = self._fixed_seat if self._fixed_seat is not None else int(rng.integers(players))
         self.seat = seat
-        self.deal_seed, dealt = seeded_deal(self.rules, players, rng)
+        self.deal_seed, dealt = seeded_deal(self.rules, players, rng, self._dealer)
         hands = [list(h) for h in dealt.seats]
         orders: list[list[Card]] = [[] for _ in range(players)]
         for i, agent in enumerate(self.opponents):

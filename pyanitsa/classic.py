@@ -2,136 +2,28 @@
 
 :class:`ClassicGame` is a mutable state played one round at a time; :meth:`ClassicGame.play`
 runs it to the end. The compiled batch core must agree with it game for game.
+
+The position a game goes on from is in :mod:`pyanitsa.positions`, the pickup orders in
+:mod:`pyanitsa.pickups` (both re-exported here).
 """
 
 from __future__ import annotations
 
 from collections import deque
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from pyanitsa.cards import Card, Seat
-from pyanitsa.errors import IllegalActionError, InvalidPositionError, InvalidRulesError
+from pyanitsa.errors import IllegalActionError, InvalidRulesError
 from pyanitsa.events import Play, RoundEnd, RoundEvent, Showdown
+from pyanitsa.pickups import FIXED_PICKUP_ORDERS, PickupRequest, fixed_pickup_order
+from pyanitsa.positions import ClassicPosition
 from pyanitsa.results import ClassicResult, Termination
 from pyanitsa.rng import Rng
 from pyanitsa.showdown import Judge
 
 if TYPE_CHECKING:
     from pyanitsa.rules import Rules
-
-
-@dataclass(frozen=True)
-class PickupRequest:
-    """What a winner's agent is asked with ``pickup_order: agent``."""
-
-    seat: Seat
-    """The seat that took the table."""
-    cards: tuple[Card, ...]
-    """The table's cards in table order."""
-    owners: tuple[Seat, ...]
-    """Who put each card down."""
-    face_up: tuple[bool, ...]
-    """False for stakes put face down."""
-    game: ClassicGame
-    """The game (for public information: counts, rounds, the round's plays)."""
-
-
-@dataclass(frozen=True)
-class ClassicPosition:
-    """A classic game between two rounds: everything the rest of the game depends on.
-
-    Take one from a game with :meth:`ClassicGame.position` and go on from it with
-    :meth:`ClassicGame.from_position` or, many at a time, ``pyanitsa.batch.play_positions``.
-    Cycle detection (§2.9) in a game continued from a position remembers positions from this
-    one on.
-    """
-
-    stacks: tuple[tuple[Card, ...], ...]
-    """Each seat's stack, top card first."""
-    piles: tuple[tuple[Card, ...], ...]
-    """Each seat's won pile (``pickup_to: won_pile``), the first card put on it first."""
-    leader: Seat
-    """The seat that leads the next round."""
-    rounds: int = 0
-    """Rounds played so far (``max_rounds`` counts them)."""
-    showdowns: int = 0
-    eliminated: tuple[Seat, ...] = ()
-    """Seats that went out, in order."""
-    seed: int | None = None
-    """Generator state, for rules that shuffle during play (``pickup_order: shuffled``,
-    ``refill: shuffle``)."""
-
-    @property
-    def players(self) -> int:
-        return len(self.stacks)
-
-    def check(self, rules: Rules) -> None:
-        """Raise :class:`InvalidPositionError` naming what makes this position impossible."""
-        p = len(self.stacks)
-        if len(self.piles) != p:
-            raise InvalidPositionError(f"piles: {len(self.piles)} piles for {p} stacks")
-        rules.check_players(p)
-        if not 0 <= self.leader < p:
-            raise InvalidPositionError(f"leader: seat {self.leader} does not exist with {p} "
-                                       "seats")
-        if self.rounds < 0 or self.showdowns < 0:
-            raise InvalidPositionError(f"rounds/showdowns: {self.rounds}/{self.showdowns} must "
-                                       "be >= 0")
-        size = rules.deck.size
-        held = [c for group in (self.stacks, self.piles) for cards in group for c in cards]
-        if len(set(held)) != len(held) or (held and not 0 <= min(held) <= max(held) < size):
-            self._name_bad_card(rules)  # the fast check failed: find what to name
-        for s in self.eliminated:
-            if not 0 <= s < p or self.stacks[s] or self.piles[s]:
-                raise InvalidPositionError(f"eliminated: seat {s} is not a seat without cards")
-        if len(set(self.eliminated)) != len(self.eliminated):
-            raise InvalidPositionError(f"eliminated: {list(self.eliminated)} repeats a seat")
-        rules.check_seed(self.seed, InvalidPositionError)
-
-    def _name_bad_card(self, rules: Rules) -> None:
-        size = rules.deck.size
-        seen: set[int] = set()
-        for where, group in (("stacks", self.stacks), ("piles", self.piles)):
-            for seat, cards in enumerate(group):
-                for c in cards:
-                    if not 0 <= c < size:
-                        raise InvalidPositionError(f"{where}: seat {seat} holds card {c}, not "
-                                                   f"in the {size}-card deck")
-                    if c in seen:
-                        raise InvalidPositionError(f"{where}: card "
-                                                   f"{rules.deck.card_name(c)} is held twice")
-                    seen.add(c)
-
-
-FIXED_PICKUP_ORDERS = ("table", "by_seat", "winner_first", "loser_first", "high_first",
-                       "low_first", "natural")
-"""The pickup orders that follow from the table alone (RULES.md §2.5)."""
-
-
-def fixed_pickup_order(how: str, cards: Sequence[Card], owners: Sequence[Seat],
-                       steps: Sequence[int], key: Sequence[int], winner: Seat,
-                       order: Sequence[Seat]) -> list[Card]:
-    """A won table in the fixed pickup order ``how``: ``cards`` in table order with their
-    ``owners`` and dispute ``steps``; ``key[c]`` orders cards by strength (strengths or rank
-    indices); ``order`` is the round's play order."""
-    n = len(cards)
-    if how == "table":
-        return list(cards)
-    if how == "by_seat":
-        return [cards[i] for s in order for i in range(n) if owners[i] == s]
-    if how in ("winner_first", "loser_first"):
-        mine = [c for c, o in zip(cards, owners, strict=True) if o == winner]
-        rest = [c for c, o in zip(cards, owners, strict=True) if o != winner]
-        return mine + rest if how == "winner_first" else rest + mine
-    if how == "high_first":
-        return sorted(cards, key=lambda c: -key[c])
-    if how == "low_first":
-        return sorted(cards, key=lambda c: key[c])
-    if how == "natural":
-        return [cards[i] for i in sorted(range(n), key=lambda i: (-steps[i], -key[cards[i]]))]
-    raise ValueError(f"pickup order {how!r} is not a fixed order")
 
 
 class _Table:
@@ -156,6 +48,9 @@ class _Table:
         return tuple(Play(*x) for x in zip(self.owners, self.cards, self.up, self.steps,
                                            strict=True))
 
+
+__all__ = ["FIXED_PICKUP_ORDERS", "ClassicGame", "ClassicPosition", "PickupAgent",
+           "PickupRequest", "fixed_pickup_order"]
 
 PickupAgent = Callable[[PickupRequest], Sequence[Card]]
 """Returns the order in which the table goes under the stack, first played first."""

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from pyanitsa.batch.api import CAPPED, CYCLE, DRAW, WIN
+from pyanitsa.batch.deals import SeededDealer
 from pyanitsa.cards import Deck
 from pyanitsa.enumeration import enumerate_deals
 from pyanitsa.records import Record
@@ -317,3 +318,28 @@ def test_impossible_positions_are_named(change: dict, message: str) -> None:
         batch.play_positions(rules, [pos])
     with pytest.raises(InvalidPositionError, match=message):
         ClassicGame.from_position(rules, pos)
+
+
+# -- the compiled seeded deal: SeededDealer(rules, players)(seed) is Record.dealt(rules, players,
+# seed), the cards, the dealer and the generator state after the deal
+@pytest.mark.parametrize("mode", ["classic", "tactical"])
+def test_compiled_deal_is_the_core_deal(mode: str) -> None:
+    rnd = random.Random(15)
+    checked = 0
+    while checked < 3000:
+        rules = random_rules(rnd, mode)
+        if rules.deck.size < 2:
+            continue
+        players = rnd.randint(2, min(8, rules.deck.size))
+        rules = rules.replace(dealer=rnd.choice(["random", rnd.randrange(players)]))
+        dealer = SeededDealer(rules, players)
+        for _ in range(30):
+            seed = rnd.choice([rnd.getrandbits(64), rnd.getrandbits(8), (1 << 64) - 1])
+            assert dealer(seed) == Record.dealt(rules, players, seed), (rules, players, seed)
+            checked += 1
+
+
+def test_compiled_deal_keeps_the_state_for_random_play() -> None:
+    rules = Rules.from_options({"pickup_order": "shuffled"}, mode="classic")
+    record = SeededDealer(rules, 3)(2026)
+    assert record.seed is not None and record == Record.dealt(rules, 3, 2026)

@@ -1,0 +1,50 @@
+"""``Record.dealt`` compiled: the same seeded deal, bit for bit, for callers that deal one game
+at a time in a hot loop (the environments deal every episode).
+
+The deal is :func:`pyanitsa.batch.rng.deal_s`, the one the batch simulations use; dealing the
+identity "strength" table makes it hand out the cards themselves.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from pyanitsa.batch.rng import deal_s
+from pyanitsa.records import Record
+from pyanitsa.rng import MASK64
+from pyanitsa.rules import Rules
+
+
+@njit(cache=True, _nrt=False)
+def deal_cards(seed, players, deck_size, equal, dealer_fixed, cards, ident, seats, seat_len):
+    """Deal game ``seed`` into ``seats``/``seat_len``; returns ``(state after, dealer)``."""
+    return deal_s(seed, players, deck_size, equal, dealer_fixed, cards, ident, seats, seat_len)
+
+
+class SeededDealer:
+    """``SeededDealer(rules, players)(seed) == Record.dealt(rules, players, seed)``, with its
+    scratch arrays built once."""
+
+    __slots__ = ("rules", "players", "_args", "_seats", "_lens", "_classic", "_keep_state")
+
+    def __init__(self, rules: Rules, players: int) -> None:
+        rules.check_players(players)
+        size = rules.deck.size
+        self.rules = rules
+        self.players = players
+        self._seats = np.zeros((players, -(-size // players)), np.int64)
+        self._lens = np.zeros(players, np.int64)
+        dealer_fixed = -1 if rules.dealer == "random" else int(rules.dealer)
+        self._args = (np.int64(players), np.int64(size), rules.deal == "equal",
+                      np.int64(dealer_fixed), np.zeros(size, np.int64), np.arange(size),
+                      self._seats, self._lens)
+        self._classic = rules.mode == "classic"
+        self._keep_state = rules.random_play
+
+    def __call__(self, seed: int) -> Record:
+        state, dealer = deal_cards(np.uint64(seed & MASK64), *self._args)
+        rows = self._seats.tolist()
+        seats = tuple(tuple(row[:n]) for row, n in zip(rows, self._lens.tolist(), strict=True))
+        return Record(self.rules, seats, dealer=int(dealer) if self._classic else None,
+                      seed=int(state) if self._keep_state else None)

@@ -1,0 +1,172 @@
+"""Ratings of a tournament: Plackett–Luce (Bradley–Terry for two seats) maximum likelihood on
+Elo's scale, with bootstrap intervals over duplicate blocks. :mod:`pyanitsa.tournaments.stats`
+builds the summary from them and re-exports these names.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+from typing import Any
+
+import numpy as np
+from scipy import optimize, sparse
+
+from pyanitsa.rng import derive_seed
+from pyanitsa.tournaments.anchor import anchored
+from pyanitsa.tournaments.config import TournamentConfig
+from pyanitsa.tournaments.games import GameRow
+
+ELO_PER_NAT = 400.0 / math.log(10.0)
+"""Elo points per unit of natural log-strength: P(i beats j) = 1 / (1 + 10^(-(Ri - Rj)/400))."""
+PRIOR_SD_ELO = 1000.0
+_BOOTSTRAP_STREAM = 0xB007
+
+
+# -- Plackett–Luce / Bradley–Terry ------------------------------------------------------------------------
+
+
+@dataclass
+class RankingData:
+    """Every game's places as the terms of the Plackett–Luce log-likelihood.
+
+    ``LL(theta; w) = (A^T w) . theta - sum_t (T w)_t log(sum_{i in set_t} exp(theta_i))``: ``A``
+    (games x agents) holds the numerator coefficients, ``T`` (terms x games) the weights of the
+    denominators, ``M`` (terms x agents) which agents each denominator sums over. Game weights
+    ``w`` are 1, or bootstrap counts.
+    """
+
+    n_agents: int
+    A: np.ndarray
+    T: sparse.csr_matrix
+    M: np.ndarray
+
+    @classmethod
+    def build(cls, n_agents: int, games: Sequence[tuple[Sequence[int], Sequence[int]]]
+              ) -> RankingData:
+        """``games``: (agent in each seat, place of each seat) per game."""
+        A = np.zeros((len(games), n_agents))
+        term_ids: dict[frozenset[int], int] = {}
+        t_rows: list[int] = []
+        t_cols: list[int] = []
+        t_vals: list[float] = []
+        for g, (agents, places) in enumerate(games):
+            remaining = set(agents)
+            for place in sorted(set(places)):
+                group = [agents[s] for s in range(len(agents)) if places[s] == place]
+                for i in group:
+                    A[g, i] += 1.0
+                size = len(group)
+                # Expected log-likelihood over the orders breaking the tie: the m-th pick of
+                # the group divides by the remaining strength minus m already-picked members.
+                for m in range(size):
+                    weight = 1.0 / math.comb(size, m)
+                    for picked in itertools.combinations(group, m):
+                        members = frozenset(remaining.difference(picked))
+                        if len(members) == 1:
+                            (j,) = members
+                            A[g, j] -= weight
+                            continue
+                        tid = term_ids.setdefault(members, len(term_ids))
+                        t_rows.append(tid)
+                        t_cols.append(g)
+                        t_vals.append(weight)
+                remaining.difference_update(group)
+        T = sparse.csr_matrix((t_vals, (t_rows, t_cols)), shape=(len(term_ids), len(games)))
+        M = np.zeros((len(term_ids), n_agents))
+        for members, tid in term_ids.items():
+            M[tid, list(members)] = 1.0
+        return cls(n_agents, A, T, M)
+
+    def log_likelihood(self, elo: np.ndarray, weights: np.ndarray | None = None) -> float:
+        """The log-likelihood of ratings ``elo`` (no prior)."""
+        w = np.ones(self.A.shape[0]) if weights is None else np.asarray(weights, dtype=float)
+        theta = np.asarray(elo, dtype=float) / ELO_PER_NAT
+        return float((self.A.T @ w) @ theta - (self.T @ w) @ np.log(self.M @ np.exp(theta)))
+
+    def fit(self, weights: np.ndarray | None = None, *, prior_sd: float | None = PRIOR_SD_ELO,
+            start: np.ndarray | None = None) -> np.ndarray:
+        """Maximum-likelihood (MAP with the prior) ratings in Elo, mean 0.
+
+        The negative log-likelihood is convex; it is minimised by scipy's trust-region Newton
+        method with the exact gradient and Hessian.
+        """
+        w = np.ones(self.A.shape[0]) if weights is None else np.asarray(weights, dtype=float)
+        a = self.A.T @ w
+        c = self.T @ w
+        M = self.M
+        inv_var = 0.0 if prior_sd is None else (ELO_PER_NAT / prior_sd) ** 2
+        eye = np.eye(self.n_agents)
+
+        def share(theta: np.ndarray) -> tuple[np.ndarray, np.ndarray, float]:
+            top = theta.max()
+            e = np.exp(theta - top)
+            s = M @ e
+            return M * (e / s[:, None]), s, top
+
+        def nll(theta: np.ndarray) -> tuple[float, np.ndarray]:
+            P, s, top = share(theta)
+            value = -(a @ theta) + c @ (np.log(s) + top) + 0.5 * inv_var * (theta @ theta)
+            return float(value), -a + P.T @ c + inv_var * theta
+
+        def hess(theta: np.ndarray) -> np.ndarray:
+            P, _, _ = share(theta)
+            return np.diag(P.T @ c) - (P.T * c) @ P + inv_var * eye
+
+        x0 = np.zeros(self.n_agents) if start is None else np.asarray(start) / ELO_PER_NAT
+        res = optimize.minimize(nll, x0, jac=True, hess=hess, method="trust-exact",
+                                options={"gtol": 1e-8, "maxiter": 500})
+        theta = res.x - res.x.mean()
+        return theta * ELO_PER_NAT
+
+
+@dataclass
+class Ratings:
+    elo: list[float]
+    low: list[float] | None
+    high: list[float] | None
+    los: list[list[float]] | None
+    """``los[i][j]``: the share of bootstrap fits in which i is rated above j."""
+    bootstrap: int
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def ratings(config: TournamentConfig, blocks: dict[tuple[int, int], list[GameRow]]
+            ) -> Ratings | None:
+    games = [row for rows in blocks.values() for row in rows]
+    if not games:
+        return None
+    n = len(config.agents)
+    data = RankingData.build(n, [(row.seats, row.places) for row in games])
+    elo = anchored(config, data.fit())
+    if config.bootstrap == 0:
+        return Ratings(list(map(float, elo)), None, None, None, 0)
+    # block index of each game, blocks grouped by pairing
+    block_ids: dict[tuple[int, int], int] = {}
+    game_block = np.array([block_ids.setdefault((r.pairing, r.deal), len(block_ids))
+                           for r in games])
+    by_pairing: dict[int, list[int]] = defaultdict(list)
+    for (pairing, _), bid in block_ids.items():
+        by_pairing[pairing].append(bid)
+    # a config that has not run yet has no seed; the database's always has the one it played
+    seed = config.seed if config.seed is not None else 0
+    rng = np.random.default_rng(derive_seed(seed, _BOOTSTRAP_STREAM))
+    samples = np.empty((config.bootstrap, n))
+    for k in range(config.bootstrap):
+        counts = np.zeros(len(block_ids))
+        for bids in by_pairing.values():
+            picks = rng.integers(0, len(bids), size=len(bids))
+            np.add.at(counts, np.asarray(bids)[picks], 1.0)
+        samples[k] = data.fit(counts[game_block], start=elo)
+    low, high = np.percentile(anchored(config, samples), [2.5, 97.5], axis=0)
+    greater = (samples[:, :, None] > samples[:, None, :]).mean(axis=0)
+    equal = (samples[:, :, None] == samples[:, None, :]).mean(axis=0)
+    los = greater + 0.5 * equal
+    np.fill_diagonal(los, 0.5)
+    return Ratings(list(map(float, elo)), list(map(float, low)), list(map(float, high)),
+                   [list(map(float, r)) for r in los], config.bootstrap)
