@@ -19,10 +19,16 @@ from typing import Any
 import numpy as np
 from numba import njit, prange
 
-from pyanitsa.batch.classic import N_RESULT, PMAX, R_OUTCOME, R_ROUNDS, R_SHOWDOWNS, make_work, \
-    play_any
-from pyanitsa.batch.encode import CAPPED, CYCLE, R_CLEN, R_CSTART, params, ring_size, \
-    strength_table
+from pyanitsa.batch.classic import (
+    N_RESULT,
+    PMAX,
+    R_OUTCOME,
+    R_ROUNDS,
+    R_SHOWDOWNS,
+    make_work,
+    play_any,
+)
+from pyanitsa.batch.encode import CAPPED, CYCLE, R_CLEN, R_CSTART, params, ring_size, strength_table
 from pyanitsa.errors import InvalidRulesError
 from pyanitsa.records import Record
 from pyanitsa.rules import Rules
