@@ -67,8 +67,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--patience", type=argtypes.nonneg_int, default=200, metavar="G",
                    help="generations without a longer game before a chain restarts "
                         "(default 200; 0: random restarts only)")
-    p.add_argument("--workers", type=argtypes.workers, default=None, metavar="N",
-                   help="threads for the batch core (default: every core)")
+    p.add_argument("--workers", type=argtypes.workers, default=1, metavar="N",
+                   help="threads for the batch core (default 1: a generation is a few "
+                        "milliseconds of play, which threads slow down on a busy machine; run "
+                        "one hunt per core instead)")
     p.add_argument("--export", metavar="FILE", default=None,
                    help="write the stored finds of DIR as JSON lines ({record, expected}) to "
                         "FILE (- for standard output) and play nothing")
