@@ -35,13 +35,13 @@ def register(sub: argparse._SubParsersAction) -> None:
                     "within the stacks) whose game is at least as long, restarting from a "
                     "random deal when stuck or after a cycle. Every new longest game and every "
                     "cycle is stored in --output DIR (SQLite) with its replayable record; "
-                    "--export writes them for `pyanitsa replay --check`.",
+                    "--export writes them for pyanitsa replay --check.",
         epilog="examples:\n"
-               "  pyanitsa hunt --deck 32 --set pickup_order=natural --set "
-               "dispute_exhausted=discard --target cycle --output h32 --minutes 10\n"
+               "  pyanitsa hunt --deck 32 --set pickup_order=natural \\\n"
+               "      --set dispute_exhausted=discard --target cycle --output h32 --minutes 10\n"
                "  pyanitsa hunt --output h32 --resume --minutes 10   # rules from the store\n"
-               "  pyanitsa hunt --output h32 --export finds.jsonl && pyanitsa replay --check "
-               "finds.jsonl")
+               "  pyanitsa hunt --output h32 --export finds.jsonl\n"
+               "  pyanitsa replay --check finds.jsonl")
     add_rules_arguments(p)
     p.add_argument("--target", choices=("longest", "cycle"), default="longest",
                    help="longest (default): hunt records for the whole budget; cycle: stop at "
