@@ -25,6 +25,7 @@ COMMANDS = (
     "pyanitsa.cli.replay",
     "pyanitsa.cli.enumerate",
     "pyanitsa.cli.simulate",
+    "pyanitsa.cli.hunt",
     "pyanitsa.cli.demo",
     "pyanitsa.cli.agents",
     "pyanitsa.cli.solve",  # solve

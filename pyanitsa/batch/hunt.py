@@ -1,0 +1,226 @@
+"""Record and cycle hunting on the batch core: a seeded local search over two-player deals.
+
+A deal is a permutation of the deck's card ids, seat 0 taking the first half as its stack (top
+card first). The search keeps ``chains`` current deals; each generation every chain proposes
+``proposals`` neighbours (one to three card swaps, between or within the stacks), the whole
+generation plays in one parallel call, and a chain moves to its best neighbour when that game is
+at least as long (ties move too, so a chain drifts along plateaus). A chain that has not got
+longer for ``patience`` generations, or that found a cycle, restarts from a random deal;
+``patience=0`` is pure random sampling. Every random draw comes from one ``numpy`` generator
+whose state, with the chains, is the whole search state: saving it between generations and
+loading it again continues the same stream exactly.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from numba import njit, prange
+
+from pyanitsa.batch.classic import (
+    N_RESULT,
+    PMAX,
+    R_OUTCOME,
+    R_ROUNDS,
+    R_SHOWDOWNS,
+    make_work,
+    play_any,
+)
+from pyanitsa.batch.encode import CAPPED, CYCLE, R_CLEN, R_CSTART, params, ring_size, strength_table
+from pyanitsa.errors import InvalidRulesError
+from pyanitsa.records import Record
+from pyanitsa.rules import Rules
+
+SLICE = 16
+"""Games per unit of parallel work (results never depend on it)."""
+
+
+@njit(cache=True, parallel=True)
+def play_deals(prm, table, deals, dealer, cap):
+    """Play two-player deals ``deals[G, n]`` (card ids, seat 0 the first half); the result rows."""
+    games, n = deals.shape
+    half = (n + 1) // 2
+    out = np.zeros((games, N_RESULT), np.int64)
+    elim = np.full((games, PMAX), -1, np.int64)
+    for c in prange((games + SLICE - 1) // SLICE):
+        stk, pile, cnt, g, tab, sm, buf = make_work(cap)
+        rng = np.zeros(1, np.uint64)
+        init = np.zeros((2, cap), np.uint8)
+        ilen = np.zeros(2, np.int64)
+        players = ilen.shape[0]  # not the literal 2, which numba would compile separately
+        ilen[0] = half
+        ilen[1] = n - half
+        for i in range(c * SLICE, min(games, (c + 1) * SLICE)):
+            for j in range(half):
+                init[0, j] = table[deals[i, j]]
+            for j in range(n - half):
+                init[1, j] = table[deals[i, half + j]]
+            play_any(stk, pile, cnt, g, tab, sm, buf, prm, players, init, ilen, dealer, rng,
+                     out, i, elim)
+    return out
+
+
+@dataclass(frozen=True)
+class Found:
+    """A game worth keeping: a new longest game, a cycle, or a game the rules' cap stopped."""
+
+    kind: str
+    """``record``, ``cycle`` or ``capped``."""
+    deal: tuple[tuple[int, ...], tuple[int, ...]]
+    """The two stacks, card ids, top card first."""
+    rounds: int
+    showdowns: int
+    """Showdowns played: the cards each player turned face up (the literature's cards played)."""
+    period: int | None
+    """A cycle's period in rounds."""
+    start: int | None
+    """The rounds played before a cycle's repeating position first stood."""
+    at_deal: int
+    """How many deals the hunt had played when it found this one."""
+
+
+@dataclass
+class HuntState:
+    """Everything a hunt needs to go on: saved between generations, it resumes exactly."""
+
+    rng: dict[str, Any]
+    """The ``numpy`` bit generator's state."""
+    deals: np.ndarray
+    """``[chains, n]`` each chain's current deal."""
+    fitness: np.ndarray
+    """``[chains]`` its game's length key (see :func:`length_key`)."""
+    stale: np.ndarray
+    """``[chains]`` generations since it last got longer."""
+    played: int = 0
+    """Deals played so far."""
+    best: int = -1
+    """The longest finished game's length key so far."""
+    cycles: set[str] = field(default_factory=set)
+    """The deals of the cycles found (JSON), so each is stored once."""
+
+    def to_json(self) -> dict[str, Any]:
+        return {"rng": self.rng, "deals": self.deals.tolist(), "fitness": self.fitness.tolist(),
+                "stale": self.stale.tolist(), "played": self.played, "best": self.best}
+
+    @classmethod
+    def from_json(cls, obj: dict[str, Any], cycles: set[str]) -> HuntState:
+        return cls(obj["rng"], np.array(obj["deals"], dtype=np.int64),
+                   np.array(obj["fitness"], dtype=np.int64),
+                   np.array(obj["stale"], dtype=np.int64), obj["played"], obj["best"], cycles)
+
+
+def length_key(rounds: np.ndarray, showdowns: np.ndarray) -> np.ndarray:
+    """Longer means more rounds, then more showdowns: one integer to compare."""
+    return rounds * (1 << 24) + showdowns
+
+
+class Hunt:
+    """A seeded search for long games and cycles of two-player classic deals (see the module).
+
+    ``target="cycle"`` restarts a chain as soon as it found a cycle and scores cycles like
+    any game; ``target="longest"`` does the same, its interest being the records.
+    """
+
+    def __init__(self, rules: Rules, *, chains: int = 32, proposals: int = 8,
+                 patience: int = 200) -> None:
+        if rules.mode != "classic":
+            raise InvalidRulesError(f"mode: hunt plays classic deals, not {rules.mode}")
+        if rules.random_play:
+            raise InvalidRulesError(f"pickup_order: {rules.pickup_order}: a hunt needs rules "
+                                    "without random play (a deal must decide its game)")
+        if rules.deck.size < 2:
+            raise InvalidRulesError(f"deck: {rules.deck} has fewer than two cards")
+        self.rules = rules
+        self.prm = params(rules)  # refuses pickup_order: agent
+        self.table = strength_table(rules).astype(np.int64)
+        self.cap = ring_size(rules.deck.size)
+        self.dealer = rules.dealer if rules.dealer != "random" else 0
+        self.chains, self.proposals, self.patience = chains, proposals, patience
+        self.n = rules.deck.size
+
+    @property
+    def generation(self) -> int:
+        """Deals played per generation."""
+        return self.chains * self.proposals
+
+    def start(self, seed: int) -> HuntState:
+        rng = np.random.Generator(np.random.PCG64(seed))
+        deals = np.array([rng.permutation(self.n) for _ in range(self.chains)], dtype=np.int64)
+        return HuntState(rng.bit_generator.state, deals,
+                         np.full(self.chains, -1, dtype=np.int64),
+                         np.zeros(self.chains, dtype=np.int64))
+
+    def _neighbours(self, rng: np.random.Generator, deals: np.ndarray) -> np.ndarray:
+        """``proposals`` copies of each chain's deal, each with one to three card swaps."""
+        cand = np.repeat(deals, self.proposals, axis=0)
+        rows = np.arange(cand.shape[0])
+        swaps = 1 + np.minimum(rng.geometric(0.5, size=cand.shape[0]) - 1, 2)
+        for k in range(3):
+            a = rng.integers(0, self.n, size=cand.shape[0])
+            b = rng.integers(0, self.n, size=cand.shape[0])
+            on = rows[swaps > k]
+            ca, cb = cand[on, a[on]], cand[on, b[on]]
+            cand[on, a[on]], cand[on, b[on]] = cb, ca
+        return cand
+
+    def step(self, state: HuntState) -> list[Found]:
+        """One generation: play every chain's neighbours, move, restart, and return the finds."""
+        rng = np.random.Generator(np.random.PCG64())
+        rng.bit_generator.state = state.rng
+        cand = self._neighbours(rng, state.deals)
+        out = play_deals(self.prm, self.table, cand, self.dealer, self.cap)
+        outcome = out[:, R_OUTCOME]
+        rounds, showdowns = out[:, R_ROUNDS], out[:, R_SHOWDOWNS]
+        keys = length_key(rounds, showdowns)
+        found = self._finds(state, cand, out, keys)
+        by_chain = keys.reshape(self.chains, self.proposals)
+        pick = by_chain.argmax(axis=1)
+        best = by_chain[np.arange(self.chains), pick]
+        move = best >= state.fitness
+        chosen = pick + np.arange(self.chains) * self.proposals
+        better = best > state.fitness
+        state.deals[move] = cand[chosen[move]]
+        state.fitness[move] = best[move]
+        state.stale = np.where(better, 0, state.stale + 1)
+        cycled = (outcome.reshape(self.chains, self.proposals) == CYCLE).any(axis=1)
+        restart = cycled | (state.stale > self.patience)
+        for c in np.flatnonzero(restart):
+            state.deals[c] = rng.permutation(self.n)
+            state.fitness[c] = -1
+            state.stale[c] = 0
+        state.played += cand.shape[0]
+        state.rng = rng.bit_generator.state
+        return found
+
+    def _finds(self, state: HuntState, cand: np.ndarray, out: np.ndarray,
+               keys: np.ndarray) -> list[Found]:
+        half = (self.n + 1) // 2
+        found: list[Found] = []
+        outcome = out[:, R_OUTCOME]
+        finished = (outcome != CYCLE) & (outcome != CAPPED)
+        for i in np.flatnonzero((outcome == CYCLE) | (outcome == CAPPED)):
+            deal = (tuple(int(x) for x in cand[i, :half]), tuple(int(x) for x in cand[i, half:]))
+            text = repr(deal)
+            if text in state.cycles:
+                continue
+            state.cycles.add(text)
+            cyc = outcome[i] == CYCLE
+            found.append(Found("cycle" if cyc else "capped", deal, int(out[i, R_ROUNDS]),
+                               int(out[i, R_SHOWDOWNS]), int(out[i, R_CLEN]) if cyc else None,
+                               int(out[i, R_CSTART]) if cyc else None, state.played + int(i) + 1))
+        if finished.any():
+            i = int(np.flatnonzero(finished)[keys[finished].argmax()])
+            if keys[i] > state.best:
+                state.best = int(keys[i])
+                deal = (tuple(int(x) for x in cand[i, :half]),
+                        tuple(int(x) for x in cand[i, half:]))
+                found.append(Found("record", deal, int(out[i, R_ROUNDS]),
+                                   int(out[i, R_SHOWDOWNS]), None, None,
+                                   state.played + i + 1))
+        return found
+
+    def record(self, found: Found) -> Record:
+        """The replayable record of a find."""
+        return Record(self.rules, found.deal, dealer=self.dealer)

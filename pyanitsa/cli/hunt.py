@@ -1,0 +1,231 @@
+"""``pyanitsa hunt``: search two-player classic deals for long games and cycles.
+
+The search is :class:`pyanitsa.batch.hunt.Hunt` (seeded local search on the batch core); its
+finds and its state go to a hunt store (:mod:`pyanitsa.hunt_store`) in ``--output DIR``, so a
+hunt resumes exactly and every find replays with ``pyanitsa replay``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from pyanitsa.cli import argtypes
+from pyanitsa.cli.rules_args import add_rules_arguments, rules_from_args
+from pyanitsa.errors import PyanitsaError
+
+CHECKPOINT_SECONDS = 2.0
+"""Wall time between checkpoints: a kill loses at most this much work (played again on
+``--resume``; the results never depend on it)."""
+
+
+class HuntError(PyanitsaError, ValueError):
+    """A combination of flags that cannot run."""
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "hunt", help="search two-player classic deals for record games and cycles",
+        description="Search two-player classic deals for long games and cycles: chains of "
+                    "deals that move to a neighbour (one to three card swaps, between or "
+                    "within the stacks) whose game is at least as long, restarting from a "
+                    "random deal when stuck or after a cycle. Every new longest game and every "
+                    "cycle is stored in --output DIR (SQLite) with its replayable record; "
+                    "--export writes them for pyanitsa replay --check.",
+        epilog="examples:\n"
+               "  pyanitsa hunt --deck 32 --set pickup_order=natural \\\n"
+               "      --set dispute_exhausted=discard --target cycle --output h32 --minutes 10\n"
+               "  pyanitsa hunt --output h32 --resume --minutes 10   # rules from the store\n"
+               "  pyanitsa hunt --output h32 --export finds.jsonl\n"
+               "  pyanitsa replay --check finds.jsonl")
+    add_rules_arguments(p)
+    p.add_argument("--target", choices=("longest", "cycle"), default="longest",
+                   help="longest (default): hunt records for the whole budget; cycle: stop at "
+                        "the first cycle")
+    p.add_argument("--backend", choices=("local", "ray"), default="local",
+                   help="local threads (default); ray is not built yet")
+    p.add_argument("--output", metavar="DIR", required=True,
+                   help="the hunt store: finds and search state (SQLite)")
+    p.add_argument("--resume", action="store_true",
+                   help="continue the hunt in DIR with the same random stream")
+    p.add_argument("--seed", type=argtypes.seed, default=None,
+                   help="the search's seed (default 0; a resumed hunt keeps its own)")
+    budget = p.add_mutually_exclusive_group()
+    budget.add_argument("--minutes", type=argtypes.positive_seconds, default=None, metavar="M",
+                        help="stop after M minutes (default 10)")
+    budget.add_argument("--deals", type=argtypes.positive_int, default=None, metavar="N",
+                        help="stop when N deals in all have been played (rounded up to whole "
+                             "generations), counting those of earlier runs")
+    p.add_argument("--chains", type=argtypes.positive_int, default=32, metavar="C",
+                   help="deals searched side by side (default 32)")
+    p.add_argument("--proposals", type=argtypes.positive_int, default=8, metavar="K",
+                   help="neighbours each chain plays per generation (default 8)")
+    p.add_argument("--patience", type=argtypes.nonneg_int, default=200, metavar="G",
+                   help="generations without a longer game before a chain restarts "
+                        "(default 200; 0: random restarts only)")
+    p.add_argument("--workers", type=argtypes.workers, default=1, metavar="N",
+                   help="threads for the batch core (default 1: a generation is a few "
+                        "milliseconds of play, which threads slow down on a busy machine; run "
+                        "one hunt per core instead)")
+    p.add_argument("--export", metavar="FILE", default=None,
+                   help="write the stored finds of DIR as JSON lines ({record, expected}) to "
+                        "FILE (- for standard output) and play nothing")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+    p.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.backend == "ray":
+        raise HuntError("--backend ray: not built yet for hunt; use --backend local")
+    if args.export is not None:
+        return _export(args)
+    from pyanitsa.hunt_store import DB_NAME, HuntStore
+    if args.resume:
+        rules, config = _stored(Path(args.output) / DB_NAME, args)
+    else:
+        rules = rules_from_args(args)
+        config = {"seed": 0 if args.seed is None else args.seed, "chains": args.chains,
+                  "proposals": args.proposals, "patience": args.patience}
+    from pyanitsa.batch import set_workers
+    from pyanitsa.batch.hunt import Hunt
+
+    hunt = Hunt(rules, chains=config["chains"], proposals=config["proposals"],
+                patience=config["patience"])  # refuses rules it cannot hunt, before any file
+    set_workers(args.workers)
+    store = HuntStore(args.output, rules, config, resume=args.resume)
+    try:
+        return _hunt(hunt, store, config, args)
+    finally:
+        store.close()
+
+
+def _stored(path: Path, args: argparse.Namespace) -> tuple[Any, dict[str, Any]]:
+    """A resumed hunt's rules and settings, read from its store; flags that differ are refused."""
+    import sqlite3
+
+    from pyanitsa.enumeration_store import StoreError, rules_from_key
+    if not path.exists():
+        raise StoreError(f"--resume: {path.parent} holds no hunt ({path.name})")
+    db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    try:
+        meta = dict(db.execute("SELECT key, value FROM meta"))
+    except sqlite3.DatabaseError as exc:
+        raise StoreError(f"--resume: {path} is not a hunt store ({exc})") from None
+    finally:
+        db.close()
+    config = json.loads(meta["config"])
+    given = {"seed": args.seed, "chains": args.chains, "proposals": args.proposals,
+             "patience": args.patience}
+    defaults = {"seed": None, "chains": 32, "proposals": 8, "patience": 200}
+    for key, value in given.items():
+        if value != defaults[key] and value != config[key]:
+            raise HuntError(f"--{key}: {path.parent} was started with {key}={config[key]}")
+    if args.preset or args.deck or args.options or args.rules_file or args.mode:
+        rules = rules_from_args(args)
+        if rules != rules_from_key(meta["rules"]):
+            raise StoreError(f"--resume: {path.parent} hunted with other rules or another deck")
+    return rules_from_key(meta["rules"]), config
+
+
+def _hunt(hunt: Any, store: Any, config: dict[str, Any], args: argparse.Namespace) -> int:
+    from tqdm import tqdm
+
+    from pyanitsa.batch.hunt import HuntState
+    from pyanitsa.records import Record
+    saved = store.state()
+    finds = store.finds()
+    cycles = {repr(Record.from_json(f["record"]).seats) for f in finds if f["kind"] != "record"}
+    state = (HuntState.from_json(saved, cycles) if saved is not None
+             else hunt.start(config["seed"]))
+    goal = args.deals
+    seconds = 60.0 * (args.minutes if args.minutes is not None else 10.0) if goal is None \
+        else None
+    began = last = time.perf_counter()
+    pending: list[tuple[Any, ...]] = []
+    n_cycles = sum(f["kind"] == "cycle" for f in finds)
+    done = args.target == "cycle" and n_cycles > 0
+    bar = tqdm(total=goal, initial=min(state.played, goal or state.played), unit="deal",
+               disable=args.no_progress, leave=False, dynamic_ncols=True, smoothing=0.1)
+    try:
+        while not done and (goal is None or state.played < goal) and (
+                seconds is None or time.perf_counter() - began < seconds):
+            before = state.played
+            for found in hunt.step(state):
+                record = hunt.record(found)
+                result = record.play()  # the reference engine: the record's replay
+                if result.rounds != found.rounds:
+                    raise HuntError(f"the batch core played {found.rounds} rounds, the "
+                                    f"reference engine {result.rounds}: {record.dumps()}")
+                pending.append((found.kind, found.rounds, found.showdowns, found.period,
+                                found.start, found.at_deal, record.dumps(),
+                                json.dumps(result.to_json())))
+                n_cycles += found.kind == "cycle"
+                done = done or (args.target == "cycle" and found.kind == "cycle")
+            bar.update(state.played - before)
+            bar.set_postfix_str(f"longest {state.best >> 24} rounds, cycles {n_cycles}",
+                                refresh=False)
+            if pending or time.perf_counter() - last > CHECKPOINT_SECONDS:
+                store.checkpoint(state.to_json(), pending)
+                pending, last = [], time.perf_counter()
+    except KeyboardInterrupt:
+        store.checkpoint(state.to_json(), pending)
+        bar.close()
+        print(f"pyanitsa hunt: interrupted after {state.played} deals; --resume continues",
+              file=sys.stderr)
+        return 130
+    store.checkpoint(state.to_json(), pending)
+    bar.close()
+    return _report(store, state, time.perf_counter() - began, args)
+
+
+def _report(store: Any, state: Any, seconds: float, args: argparse.Namespace) -> int:
+    finds = store.finds()
+    records = [f for f in finds if f["kind"] == "record"]
+    cycles = [f for f in finds if f["kind"] == "cycle"]
+    capped = [f for f in finds if f["kind"] == "capped"]
+    best = records[-1] if records else None
+    out = {"deals": state.played, "seconds": round(seconds, 3),
+           "longest": None if best is None else {k: best[k] for k in ("rounds", "showdowns",
+                                                                      "at_deal", "record")},
+           "cycles": [{k: c[k] for k in ("period", "start", "at_deal", "record")}
+                      for c in cycles],
+           "capped": len(capped), "store": args.output}
+    if args.json:
+        print(json.dumps(out, ensure_ascii=False))
+        return 0
+    print(f"hunt: {state.played} deals in all, this run {seconds:.1f} s; store {args.output}")
+    if best is not None:
+        print(f"  longest: {best['rounds']} rounds, {best['showdowns']} showdowns "
+              f"(deal {best['at_deal']})")
+    periods = sorted({c["period"] for c in cycles})
+    print(f"  cycles: {len(cycles)}" + (f", periods {', '.join(map(str, periods))}"
+                                       if periods else "") + f"   capped: {len(capped)}")
+    return 0
+
+
+def _export(args: argparse.Namespace) -> int:
+    import sqlite3
+
+    from pyanitsa.enumeration_store import StoreError
+    from pyanitsa.hunt_store import DB_NAME
+    path = Path(args.output) / DB_NAME
+    if not path.exists():
+        raise StoreError(f"--export: {args.output} holds no hunt ({DB_NAME})")
+    db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    try:
+        rows = db.execute("SELECT record, result FROM finds ORDER BY id").fetchall()
+    except sqlite3.DatabaseError as exc:
+        raise StoreError(f"--export: {path} is not a hunt store ({exc})") from None
+    finally:
+        db.close()
+    lines = "".join(f'{{"record": {rec}, "expected": {res}}}\n' for rec, res in rows)
+    if args.export == "-":
+        sys.stdout.write(lines)
+    else:
+        Path(args.export).write_text(lines, encoding="utf-8")
+    return 0

@@ -1,0 +1,116 @@
+"""``pyanitsa hunt``: it finds known cycles, its finds replay, and a resumed hunt is the same hunt."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+
+import pytest
+
+from pyanitsa.cli import main
+from pyanitsa.records import Record
+
+NATURAL_44 = ["--deck", "ranks=4,suits=4", "--set", "pickup_order=natural",
+              "--set", "dispute_exhausted=discard"]
+"""The 4 × 4 deck with natural pickup: 8,545 of its 31,532,760 deals cycle (docs/research.md)."""
+
+
+def hunt(*argv: str) -> int:
+    return main(["hunt", "--no-progress", *argv])
+
+
+def finds(folder) -> list[dict]:
+    db = sqlite3.connect(folder / "hunt.sqlite")
+    try:
+        return [{"kind": k, "rounds": r, "showdowns": s, "period": p, "start": st,
+                 "record": json.loads(rec)}
+                for k, r, s, p, st, rec in db.execute(
+                    "SELECT kind, rounds, showdowns, period, start, record FROM finds "
+                    "ORDER BY id")]
+    finally:
+        db.close()
+
+
+def state(folder) -> str:
+    db = sqlite3.connect(folder / "hunt.sqlite")
+    try:
+        return db.execute("SELECT value FROM state").fetchone()[0]
+    finally:
+        db.close()
+
+
+def test_finds_a_cycle_that_replays_with_its_period(tmp_path, capsys):
+    out = tmp_path / "h"
+    assert hunt(*NATURAL_44, "--target", "cycle", "--deals", "50000", "--seed", "3",
+                "--output", str(out)) == 0
+    cycles = [f for f in finds(out) if f["kind"] == "cycle"]
+    assert cycles, "no cycle found"
+    for c in cycles:
+        result = Record.from_json(c["record"]).play()
+        assert result.outcome.value == "cycle"
+        assert (result.cycle_length, result.cycle_start, result.rounds) == \
+            (c["period"], c["start"], c["rounds"])
+    assert "cycles: " in capsys.readouterr().out
+
+
+def test_every_stored_find_replays_with_pyanitsa_replay(tmp_path, capsys):
+    out = tmp_path / "h"
+    assert hunt(*NATURAL_44, "--deals", "3000", "--seed", "5", "--output", str(out)) == 0
+    stored = finds(out)
+    records = [f for f in stored if f["kind"] == "record"]
+    assert len(records) >= 2
+    rounds = [f["rounds"] for f in records]
+    assert rounds == sorted(rounds)  # each record at least as long as the one before
+    export = tmp_path / "finds.jsonl"
+    assert hunt("--output", str(out), "--export", str(export)) == 0
+    capsys.readouterr()
+    assert main(["replay", "--check", str(export)]) == 0
+    assert "all match" in capsys.readouterr().err
+    for line, f in zip(export.read_text().splitlines(), stored, strict=True):
+        assert json.loads(line)["expected"]["rounds"] == f["rounds"]
+
+
+def test_a_resumed_hunt_equals_an_uninterrupted_one(tmp_path):
+    whole, parts = tmp_path / "whole", tmp_path / "parts"
+    args = [*NATURAL_44, "--seed", "11", "--chains", "8", "--proposals", "4",
+            "--patience", "5"]
+    assert hunt(*args, "--deals", "4000", "--output", str(whole)) == 0
+    assert hunt(*args, "--deals", "1000", "--output", str(parts)) == 0
+    assert state(parts) != state(whole)
+    assert hunt("--resume", "--deals", "2500", "--output", str(parts)) == 0
+    assert hunt("--resume", "--deals", "4000", "--output", str(parts)) == 0
+    assert state(parts) == state(whole)
+    assert finds(parts) == finds(whole)
+
+
+def test_the_same_seed_hunts_the_same_and_another_seed_differently(tmp_path):
+    args = [*NATURAL_44, "--deals", "1000", "--chains", "8"]
+    for name, seed in (("a", "1"), ("b", "1"), ("c", "2")):
+        assert hunt(*args, "--seed", seed, "--output", str(tmp_path / name)) == 0
+    assert state(tmp_path / "a") == state(tmp_path / "b")
+    assert state(tmp_path / "a") != state(tmp_path / "c")
+
+
+@pytest.mark.parametrize(("argv", "message"), [
+    (["--deck", "36", "--set", "pickup_order=shuffled"], "pickup_order: shuffled"),
+    (["--preset", "tactical"], "mode: hunt plays classic deals"),
+    (["--backend", "ray"], "--backend ray: not built yet"),
+    (["--resume"], "holds no hunt"),
+    (["--seed", "-1"], "--seed"),
+])
+def test_bad_input_is_one_line_and_exit_2(tmp_path, capsys, argv, message):
+    with pytest.raises(SystemExit) as exc:  # argparse's own errors exit; ours return 2
+        code = hunt(*argv, "--deals", "10", "--output", str(tmp_path / "x"))
+        raise SystemExit(code)
+    assert exc.value.code == 2
+    err = capsys.readouterr().err
+    assert message in err and err.count("\n") == 1
+
+
+def test_a_second_hunt_in_the_same_folder_needs_resume(tmp_path, capsys):
+    out = str(tmp_path / "h")
+    assert hunt(*NATURAL_44, "--deals", "256", "--output", out) == 0
+    assert hunt(*NATURAL_44, "--deals", "256", "--output", out) == 2
+    assert "add --resume" in capsys.readouterr().err
+    assert hunt("--resume", "--seed", "9", "--deals", "512", "--output", out) == 2
+    assert "started with seed=0" in capsys.readouterr().err
