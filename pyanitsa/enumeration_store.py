@@ -101,6 +101,22 @@ def parse_ranges(text: str, count: int) -> list[int]:
     return sorted(chosen)
 
 
+def open_locked(folder: Path, path: Path, lock_name: str, command: str) -> tuple[Any, Any]:
+    """The folder's lock file, held (another ``command`` on the same folder is refused in one
+    line), and its SQLite file opened for durable commits (WAL, synchronous)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    lock = open(folder / lock_name, "a")  # noqa: SIM115 - held until the store closes
+    try:
+        fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        lock.close()
+        raise StoreError(f"--output: {folder} is in use by another {command}") from None
+    db = sqlite3.connect(path, isolation_level=None)
+    db.execute("PRAGMA journal_mode=WAL")
+    db.execute("PRAGMA synchronous=FULL")
+    return lock, db
+
+
 class RangeStore:
     """The SQLite file of one enumeration in a folder, locked for the life of the store."""
 
@@ -115,16 +131,7 @@ class RangeStore:
                              "--resume to continue it")
         if range_size < 1:
             raise StoreError(f"--range-size: {range_size} must be at least 1")
-        self.folder.mkdir(parents=True, exist_ok=True)
-        self._lock = open(self.folder / LOCK_NAME, "a")  # noqa: SIM115 - held until close()
-        try:
-            fcntl.flock(self._lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:
-            self._lock.close()
-            raise StoreError(f"--output: {self.folder} is in use by another enumerate") from None
-        self.db = sqlite3.connect(path, isolation_level=None)
-        self.db.execute("PRAGMA journal_mode=WAL")
-        self.db.execute("PRAGMA synchronous=FULL")
+        self._lock, self.db = open_locked(self.folder, path, LOCK_NAME, "enumerate")
         if resume:
             self.plan = self._check(rules)
         else:

@@ -9,7 +9,6 @@ generations' games again, so a resumed hunt ends exactly where an uninterrupted 
 
 from __future__ import annotations
 
-import fcntl
 import json
 import os
 import sqlite3
@@ -17,7 +16,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from pyanitsa.enumeration_store import StoreError, rules_key
+from pyanitsa.enumeration_store import StoreError, open_locked, rules_key
 from pyanitsa.rules import Rules
 
 FORMAT = 1
@@ -52,16 +51,7 @@ class HuntStore:
         if not resume and path.exists():
             raise StoreError(f"--output: {self.folder} already holds a hunt; add --resume to "
                              "continue it")
-        self.folder.mkdir(parents=True, exist_ok=True)
-        self._lock = open(self.folder / LOCK_NAME, "a")  # noqa: SIM115 - held until close()
-        try:
-            fcntl.flock(self._lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:
-            self._lock.close()
-            raise StoreError(f"--output: {self.folder} is in use by another hunt") from None
-        self.db = sqlite3.connect(path, isolation_level=None)
-        self.db.execute("PRAGMA journal_mode=WAL")
-        self.db.execute("PRAGMA synchronous=FULL")
+        self._lock, self.db = open_locked(self.folder, path, LOCK_NAME, "hunt")
         meta = {"format": str(FORMAT), "rules": rules_key(rules),
                 "config": json.dumps(config, sort_keys=True)}
         if resume:
