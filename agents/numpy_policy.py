@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 
 from pyanitsa.agents.policy_meta import PolicyLoadError, PolicyMeta
+from pyanitsa.observation import TacticalLayout
 
 
 def _relu(x: np.ndarray) -> np.ndarray:
@@ -67,7 +68,7 @@ _HEADER_READERS = {(1, 0): np.lib.format.read_array_header_1_0,
 
 def actor_shapes(meta: PolicyMeta) -> dict[str, tuple[int, ...]]:
     """The arrays an actor with the sidecar's architecture holds, by name, in order."""
-    dims = [meta.obs_size, *meta.net_arch["pi"]]
+    dims = [meta.input_size, *meta.net_arch["pi"]]
     shapes: dict[str, tuple[int, ...]] = {}
     for i, (fan_in, fan_out) in enumerate(itertools.pairwise(dims)):
         shapes[f"pi.{i}.weight"] = (fan_out, fan_in)
@@ -86,6 +87,9 @@ class NumpyActor:
                                   f"{', '.join(ACTIVATIONS)}; play it with backend=torch")
         self.activation = ACTIVATIONS[meta.activation]
         hidden = len(meta.net_arch["pi"])
+        self.features = meta.features
+        self.layout = (TacticalLayout(meta.make_rules(), meta.players)
+                       if meta.features != "obs" else None)
         # float64: the rounding left is torch's float32 alone, so greedy play matches it
         self.layers = [(np.asarray(arrays[f"{name}.weight"], np.float64).T.copy(),
                         np.asarray(arrays[f"{name}.bias"], np.float64))
@@ -93,6 +97,8 @@ class NumpyActor:
 
     def logits(self, obs: np.ndarray) -> np.ndarray:
         """``(batch, actions)`` logits of ``(batch, obs_size)`` observations, unmasked."""
+        if self.layout is not None:
+            obs = self.layout.features(obs, self.features)
         x = np.asarray(obs, np.float64)
         *hidden, (w, b) = self.layers
         for hw, hb in hidden:

@@ -112,6 +112,10 @@ def build_policy(meta: PolicyMeta) -> Any:
         from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy as cls
     else:
         from stable_baselines3.common.policies import ActorCriticPolicy as cls
+    if meta.features == "last":
+        from pyanitsa.agents.policy_prior import LastPlayed
+
+        extra.update(LastPlayed.kwargs_for(TacticalLayout(meta.make_rules(), meta.players)))
     activation = getattr(torch.nn, meta.activation, None)
     if activation is None:
         raise PolicyLoadError(f"activation {meta.activation!r} is not a torch.nn class")

@@ -18,6 +18,9 @@ FORMAT = "pyanitsa-policy/1"
 
 ALGORITHMS = ("MaskablePPO", "PPO")
 PRIORS = ("none", "hand")
+FEATURES = ("obs", "last")
+"""``features``: what the network reads, the observation or the observation with the rank
+played last and the share placed after it (:data:`pyanitsa.observation.FEATURES`)."""
 """``prior``: ``hand`` adds ``log(cards of each rank in hand)`` to the logits
 (:mod:`pyanitsa.agents.policy_prior`), so equal outputs play ``random``."""
 
@@ -61,11 +64,20 @@ class PolicyMeta:
     """Provenance: config, seed, steps, package versions (not needed to play)."""
     prior: str = "none"
     """What is added to the network's logits: ``none`` or ``hand`` (:data:`PRIORS`)."""
+    features: str = "obs"
+    """What the network reads: ``obs`` or ``last`` (:data:`FEATURES`)."""
+
+    @property
+    def input_size(self) -> int:
+        """The network's first layer's inputs: the observation, plus ``actions + 1`` numbers
+        (the rank played last, the share placed) with ``features: last``."""
+        return self.obs_size + (self.actions + 1 if self.features == "last" else 0)
 
     def to_json(self) -> dict[str, Any]:
         return {"format": FORMAT, "algorithm": self.algorithm, "net_arch": self.net_arch,
                 "activation": self.activation, "rules": self.rules, "players": self.players,
                 "obs_size": self.obs_size, "actions": self.actions, "prior": self.prior,
+                "features": self.features,
                 **self.extra}
 
     @classmethod
@@ -85,14 +97,19 @@ class PolicyMeta:
         if prior not in PRIORS:
             raise PolicyLoadError(f"{where}: prior {_short(prior)} is not one of "
                                   f"{', '.join(PRIORS)}")
+        features = obj.get("features", "obs")  # older sidecars read the observation
+        if features not in FEATURES:
+            raise PolicyLoadError(f"{where}: features {_short(features)} is not one of "
+                                  f"{', '.join(FEATURES)}")
         return cls(obj["algorithm"], obj["net_arch"], obj["activation"], obj["rules"],
                    obj["players"], obj["obs_size"], obj["actions"],
-                   {k: v for k, v in obj.items() if k not in (*known, "prior")}, prior)
+                   {k: v for k, v in obj.items() if k not in (*known, "prior", "features")},
+                   prior, features)
 
     def parameters(self) -> int:
         """How many numbers the network holds: what a weights file must carry."""
         def mlp(sizes: list[int], out: int) -> int:
-            dims = [self.obs_size, *sizes]
+            dims = [self.input_size, *sizes]
             hidden = sum(a * b + b for a, b in itertools.pairwise(dims))
             return hidden + dims[-1] * out + out
         return mlp(self.net_arch["pi"], self.actions) + mlp(self.net_arch["vf"], 1)
@@ -151,7 +168,8 @@ def policy_meta(policy: Any, algorithm: str, rules: Rules, players: int,
                       policy.activation_fn.__name__, rules_json(rules), players,
                       int(policy.observation_space.shape[0]), int(policy.action_space.n),
                       {"versions": package_versions(), **(extra or {})},
-                      getattr(policy, "prior_kind", "none"))
+                      getattr(policy, "prior_kind", "none"),
+                      getattr(getattr(policy, "features_extractor", None), "features_kind", "obs"))
 
 
 def read_sidecar(p: Path) -> PolicyMeta:

@@ -20,8 +20,36 @@ from typing import Any
 
 import torch as th
 from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
 
 from pyanitsa.observation import PRIOR_FLOOR, TacticalLayout
+
+
+class LastPlayed(BaseFeaturesExtractor):
+    """The observation followed by the rank played last and the share placed: the torch twin
+    of :meth:`pyanitsa.observation.TacticalLayout.last_played` (``features: last``)."""
+
+    features_kind = "last"
+
+    def __init__(self, observation_space: Any, ranks: int, hand_size: int) -> None:
+        super().__init__(observation_space, int(observation_space.shape[0]) + ranks + 1)
+        self.ranks, self.hand_size = ranks, hand_size
+
+    def forward(self, obs: th.Tensor) -> th.Tensor:
+        r, n = self.ranks, self.hand_size
+        order = obs[:, r:r + n * r].reshape(-1, n, r)
+        placed = order.sum(dim=(1, 2)).round().long()
+        rows = th.arange(obs.shape[0], device=obs.device)
+        last = order[rows, (placed - 1).clamp(min=0)] * (placed > 0).unsqueeze(1)
+        return th.cat([obs, last, (placed.float() / n).unsqueeze(1)], dim=1)
+
+    @staticmethod
+    def kwargs_for(layout: TacticalLayout) -> dict[str, Any]:
+        """The policy's constructor arguments that make it read ``features: last``."""
+        assert layout.slices["order"].start == layout.ranks  # what forward() slices
+        return {"features_extractor_class": LastPlayed,
+                "features_extractor_kwargs": {"ranks": layout.ranks,
+                                              "hand_size": layout.hand_size}}
 
 
 class PriorPolicy(MaskableActorCriticPolicy):
@@ -96,4 +124,4 @@ class PriorPolicy(MaskableActorCriticPolicy):
         return self._dist(obs, self.mlp_extractor.forward_actor(features), action_masks)
 
 
-__all__ = ["PriorPolicy"]
+__all__ = ["LastPlayed", "PriorPolicy"]

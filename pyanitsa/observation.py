@@ -81,6 +81,39 @@ class TacticalLayout:
         return np.log(np.maximum(counts, PRIOR_FLOOR))
 
 
+    def last_played(self, obs: np.ndarray) -> np.ndarray:
+        """``(batch, R + 1)``: the one-hot rank of the card placed last (zeros before the
+        first) and the share of the hand placed so far, per row of ``obs``.
+
+        Both are in the ``order`` slice already, but a network must find the position to read
+        there; given directly they halve how far a distilled policy stays from ``nash``, whose
+        strategy is a function of (ranks still held, rank played last) (BENCHMARKS.md,
+        "Training toward equilibrium"). The torch twin is
+        :class:`pyanitsa.agents.policy_prior.LastPlayed`.
+        """
+        x = np.asarray(obs, np.float32).reshape(-1, self.size)
+        order = x[:, self.slices["order"]].reshape(len(x), self.hand_size, self.ranks)
+        placed = order.sum(axis=(1, 2)).round().astype(np.int64)
+        last = order[np.arange(len(x)), np.maximum(placed - 1, 0)] * (placed > 0)[:, None]
+        return np.concatenate([last, (placed / self.hand_size)[:, None]], axis=1,
+                              dtype=np.float32)
+
+    def features(self, obs: np.ndarray, kind: str) -> np.ndarray:
+        """What a network of :data:`FEATURES` ``kind`` reads: ``obs`` itself, or ``obs`` with
+        :meth:`last_played` after it."""
+        if kind == "obs":
+            return np.asarray(obs)
+        x = np.asarray(obs, np.float32).reshape(-1, self.size)
+        return np.concatenate([x, self.last_played(x)], axis=1)
+
+    def feature_size(self, kind: str) -> int:
+        return self.size + (self.ranks + 1 if kind == "last" else 0)
+
+
+FEATURES = ("obs", "last")
+"""What a policy network reads: the observation (``obs``), or the observation followed by
+the rank played last and the share placed (``last``, :meth:`TacticalLayout.last_played`)."""
+
 PRIOR_FLOOR = 1e-6
 """The count :meth:`TacticalLayout.log_prior` gives a rank with no card left."""
 

@@ -1,0 +1,293 @@
+"""Distil an equilibrium into the policy network: ``distill:`` in a training config.
+
+Two-player tactical deals are zero-sum games that :mod:`pyanitsa.agents.nash` solves one at a
+time (CFR+, about 1.5 s a deal). The policy network learns to play what those solutions play,
+across deals, in one forward pass per card:
+
+1. **Teacher data** (``teacher/cNNN.npz`` in the run folder, :data:`CHUNK` deals a file). Deal
+   ``i`` is ``deal(rules, 2, Rng(derive_seed(seed, i)))``; the teacher's strategy is solved for
+   both seats; ``samples`` orders are drawn from each seat's strategy (generator
+   ``derive_seed(seed, i, 1)``) and, at every position of each, the observation the seat would
+   see and the teacher's distribution over the next rank are kept. A file is written atomically
+   once complete, so a stop loses at most the chunks in progress and ``--resume`` makes only
+   the missing ones; a chunk is the same bytes whoever makes it, with any number of workers.
+2. **Fit** the actor (the prior and the features included) to those distributions by
+   ``KL(teacher || policy)``, Adam with a one-cycle schedule; the last ``holdout`` deals are held
+   out and the epoch with the lowest held-out KL is kept. ``distill.csv`` and
+   ``distill_curve.png`` have the curve; ``teacher/fit.pt`` holds the fit's state after every
+   epoch, so a stop in the fit resumes at the next epoch.
+
+Why the features matter: the teacher's strategy is a function of (ranks still held, rank played
+last, the opponent's hand); with ``ppo.features: last`` the network is given the rank played last
+instead of finding it in the ``order`` slice, and its held-out KL halves (BENCHMARKS.md).
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import multiprocessing as mp
+import signal
+import time
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from pyanitsa.dealing import deal
+from pyanitsa.observation import TacticalLayout, TacticalSeat
+from pyanitsa.ranks import rank_table
+from pyanitsa.rng import Rng, derive_seed
+from pyanitsa.rules import Rules
+
+CHUNK = 100
+"""Deals per teacher file."""
+OBS_SCALE = 8
+"""Observations are stored as ``uint8(obs * 8)``: every entry is a multiple of 1/8 (counts of
+at most 4 copies, one-hots, players / 8), so the round trip is exact."""
+
+
+class DistillStopped(Exception):
+    """A SIGINT or SIGTERM arrived during distillation (what is finished is on disk)."""
+
+
+def teacher_targets(avg: np.ndarray, counts: np.ndarray, order: np.ndarray) -> np.ndarray:
+    """The teacher's distribution over the next rank at each position of ``order``."""
+    from pyanitsa.agents import nash_kernels as nk
+
+    nr = counts.shape[0]
+    mult, states = nk.multipliers(counts)
+    left, s, last = counts.copy(), states - 1, nr
+    out = np.empty((len(order), nr), np.float32)
+    for t, r in enumerate(order):
+        row = avg[s * (nr + 1) + last].astype(np.float64) * (left > 0)
+        if row.sum() <= 0:  # never reached by the teacher: a uniformly random card
+            row = left.astype(np.float64)
+        out[t] = row / row.sum()
+        left[r] -= 1
+        s -= mult[r]
+        last = r
+    return out
+
+
+def teacher_chunk(rules: Rules, dcfg: Mapping[str, Any], c: int) -> dict[str, np.ndarray]:
+    """The observations, masks and teacher distributions of deals ``c*CHUNK`` to the next."""
+    from pyanitsa.agents import nash
+    from pyanitsa.agents import nash_kernels as nk
+
+    table = rank_table(rules)
+    lay = TacticalLayout(rules, 2)
+    seed, k = dcfg["seed"], dcfg["samples"]
+    obs, masks, tgt, deals = [], [], [], []
+    for i in range(c * CHUNK, min((c + 1) * CHUNK, int(dcfg["deals"]))):
+        hands = deal(rules, 2, Rng(derive_seed(seed, i))).seats
+        cnt = [np.bincount([table.rank_of[x] for x in h], minlength=lay.ranks).astype(np.int64)
+               for h in hands]
+        strat = nash.solve(rules, cnt[0], cnt[1], dcfg["iterations"])
+        rng = np.random.default_rng(derive_seed(seed, i, 1))
+        for seat in (0, 1):
+            side = strat.seat_of(cnt[seat])
+            avg, counts = strat.avg[side], strat.counts[side]
+            for order in nk.sample_orders(avg, counts, rng.random((k, len(hands[seat])))):
+                view = TacticalSeat(lay)
+                view.deal(seat, hands[seat])
+                for r, p in zip(order, teacher_targets(avg, counts, order), strict=True):
+                    obs.append((view.obs * OBS_SCALE).round().astype(np.uint8))
+                    masks.append(view.mask.copy())
+                    tgt.append(p)
+                    deals.append(i)
+                    view.play(int(r))
+    return {"obs": np.array(obs), "mask": np.array(masks), "tgt": np.array(tgt),
+            "deal": np.array(deals, np.int32)}
+
+
+def _chunk_job(args: tuple[dict[str, Any], dict[str, Any], int, str]) -> int:
+    options, dcfg, c, folder = args
+    rules = Rules.from_options(options, mode="tactical")
+    path = Path(folder) / f"c{c:03d}.npz"
+    tmp = path.with_name(path.name + ".tmp")
+    with open(tmp, "wb") as f:
+        np.savez(f, **teacher_chunk(rules, dcfg, c))
+    tmp.replace(path)
+    return c
+
+
+def _ignore_sigint() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides; it terminates us
+
+
+def make_teacher_data(folder: Path, rules_options: dict[str, Any], dcfg: Mapping[str, Any],
+                      stop: Mapping[str, Any], progress: bool) -> None:
+    """Every missing chunk of the teacher data, on ``dcfg["workers"]`` processes."""
+    from tqdm.auto import tqdm
+
+    folder.mkdir(parents=True, exist_ok=True)
+    _same_teacher(folder, rules_options, dcfg)
+    chunks = -(-int(dcfg["deals"]) // CHUNK)
+    todo = [c for c in range(chunks) if not (folder / f"c{c:03d}.npz").exists()]
+    if not todo:
+        return
+    jobs = [(rules_options, dict(dcfg), c, str(folder)) for c in todo]
+    bar = tqdm(total=chunks, initial=chunks - len(todo), unit="chunk", disable=not progress,
+               desc=f"teacher data ({CHUNK} deals a chunk)", dynamic_ncols=True)
+    pool = mp.get_context("spawn").Pool(int(dcfg["workers"]), initializer=_ignore_sigint)
+    try:
+        results = pool.imap_unordered(_chunk_job, jobs)
+        for _ in jobs:
+            while True:
+                if stop.get("signum"):
+                    raise DistillStopped
+                try:
+                    results.next(timeout=0.5)
+                    break
+                except mp.TimeoutError:
+                    continue
+            bar.update()
+        pool.close()
+    finally:
+        pool.terminate()  # a chunk in progress is lost whole: its file was never renamed in
+        pool.join()
+        bar.close()
+
+
+TEACHER_KEYS = ("deals", "samples", "iterations", "seed")
+"""What a chunk's bytes depend on (with the rules): the teacher folder is made anew if they
+change."""
+
+
+def _same_teacher(folder: Path, rules_options: dict[str, Any], dcfg: Mapping[str, Any]) -> None:
+    """Keep the chunks only if they were made for these rules and these :data:`TEACHER_KEYS`."""
+    want = {"rules": rules_options, **{k: dcfg[k] for k in TEACHER_KEYS}}
+    meta = folder / "teacher.json"
+    if meta.exists() and json.loads(meta.read_text(encoding="utf-8")) == want:
+        return
+    for old in [*folder.glob("c*.npz"), folder / "fit.pt"]:
+        old.unlink(missing_ok=True)
+    meta.write_text(json.dumps(want, sort_keys=True) + "\n", encoding="utf-8")
+
+
+def load_teacher_data(folder: Path, deals: int) -> dict[str, np.ndarray]:
+    """The teacher data of deals ``0..deals-1``."""
+    parts = [np.load(folder / f"c{c:03d}.npz") for c in range(-(-deals // CHUNK))]
+    data = {k: np.concatenate([p[k] for p in parts]) for k in ("obs", "mask", "tgt", "deal")}
+    keep = data["deal"] < deals
+    return {k: v[keep] for k, v in data.items()}
+
+
+def _kl(policy: Any, obs: Any, mask: Any, tgt: Any) -> Any:
+    """Mean ``KL(teacher || policy)`` in nats a decision, the prior and features included."""
+    import torch as th
+
+    from pyanitsa.agents.policy import action_logits
+
+    logits = action_logits(policy, obs)
+    if hasattr(policy, "log_prior"):
+        logits = logits + policy.log_prior(obs)
+    logp = th.log_softmax(logits.masked_fill(~mask, -1e9), dim=1)
+    return (tgt * (th.log(tgt.clamp_min(1e-12)) - logp)).sum(1).mean()
+
+
+def fit_actor(policy: Any, data: Mapping[str, np.ndarray], dcfg: Mapping[str, Any],
+              state_path: Path, stop: Mapping[str, Any], progress: bool,
+              log: Callable[[str], None]) -> list[dict[str, float]]:
+    """Fit the actor's layers to the teacher; returns the curve (one row an epoch)."""
+    import torch as th
+    from tqdm.auto import tqdm
+
+    deals = data["deal"]
+    cut = int(dcfg["deals"]) - int(dcfg["holdout"])
+    train, held = np.flatnonzero(deals < cut), np.flatnonzero(deals >= cut)
+    obs = th.from_numpy(data["obs"].astype(np.float32) / OBS_SCALE)
+    mask, tgt = th.from_numpy(data["mask"]), th.from_numpy(data["tgt"])
+    params = [*policy.features_extractor.parameters(),
+              *policy.mlp_extractor.policy_net.parameters(), *policy.action_net.parameters()]
+    batch, epochs = int(dcfg["batch_size"]), int(dcfg["epochs"])
+    per_epoch = max(len(train) // batch, 1)
+    opt = th.optim.Adam(params, lr=dcfg["lr"])
+    sched = th.optim.lr_scheduler.OneCycleLR(opt, dcfg["lr"], total_steps=epochs * per_epoch)
+    state = {"epoch": 0, "curve": [], "best": None}
+    if state_path.exists():  # a stop during the fit: continue at the next epoch
+        state = th.load(state_path, weights_only=False)
+        policy.load_state_dict(state["policy"])
+        opt.load_state_dict(state["opt"])
+        sched.load_state_dict(state["sched"])
+
+    def measure(idx: np.ndarray) -> float:
+        with th.no_grad():
+            return float(np.mean([_kl(policy, obs[j], mask[j], tgt[j]).item()
+                                  for j in np.array_split(idx, max(len(idx) // 8192, 1))]))
+
+    bar = tqdm(total=epochs, initial=state["epoch"], unit="epoch", disable=not progress,
+               desc="fit to the teacher", dynamic_ncols=True)
+    for epoch in range(state["epoch"], epochs):
+        perm = np.random.default_rng(derive_seed(dcfg["seed"], 2, epoch)).permutation(train)
+        for b in range(per_epoch):
+            j = perm[b * batch:(b + 1) * batch]
+            loss = _kl(policy, obs[j], mask[j], tgt[j])
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            sched.step()
+        row = {"epoch": epoch + 1, "train_kl": measure(train[:50_000]), "held_kl": measure(held)}
+        state["curve"].append(row)
+        if state["best"] is None or row["held_kl"] < state["best"][0]:
+            state["best"] = (row["held_kl"], {k: v.clone() for k, v in
+                                              policy.state_dict().items()})
+        state.update(epoch=epoch + 1, policy=policy.state_dict(), opt=opt.state_dict(),
+                     sched=sched.state_dict())
+        tmp = state_path.with_name(state_path.name + ".tmp")
+        th.save(state, tmp)
+        tmp.replace(state_path)
+        bar.update()
+        bar.set_postfix(held_kl=f"{row['held_kl']:.4f}")
+        if stop.get("signum") and epoch + 1 < epochs:
+            bar.close()
+            raise DistillStopped
+    bar.close()
+    policy.load_state_dict(state["best"][1])
+    log(f"distilled: held-out KL {state['best'][0]:.4f} nats a decision (epoch "
+        f"{min(state['curve'], key=lambda r: r['held_kl'])['epoch']} of {epochs})")
+    return state["curve"]
+
+
+def write_curve(run: Path, curve: list[dict[str, float]]) -> None:
+    """``distill.csv`` and ``distill_curve.png``: KL to the teacher, train and held out."""
+    with open(run / "distill.csv", "w", newline="", encoding="utf-8") as f:
+        w = csv.DictWriter(f, fieldnames=["epoch", "train_kl", "held_kl"])
+        w.writeheader()
+        w.writerows(curve)
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(6, 3.5))
+    for key, label in (("train_kl", "training deals"), ("held_kl", "held-out deals")):
+        ax.plot([r["epoch"] for r in curve], [r[key] for r in curve], marker="o", label=label)
+    ax.set_xlabel("epoch")
+    ax.set_ylabel("KL(teacher || policy), nats a decision")
+    ax.set_title("distillation of the teacher")
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(run / "distill_curve.png", dpi=100)
+    plt.close(fig)
+
+
+def distill(policy: Any, rules: Rules, players: int, dcfg: Mapping[str, Any], run: Path,
+            stop: Mapping[str, Any], progress: bool, log: Callable[[str], None]) -> None:
+    """Teacher data, then the fit; the policy's actor ends as the best held-out epoch."""
+    from pyanitsa.agents.policy import rules_json
+
+    if players != 2 or rules.mode != "tactical":
+        raise ValueError(f"distill: the teacher solves two-player tactical deals, not "
+                         f"{players} players of {rules.mode}")
+    start = time.perf_counter()
+    folder = run / "teacher"
+    options = {k: v for k, v in rules_json(rules).items() if k != "mode"}
+    make_teacher_data(folder, options, dcfg, stop, progress)
+    log(f"teacher data: {dcfg['deals']} deals in {folder} "
+        f"({time.perf_counter() - start:.0f} s this session)")
+    curve = fit_actor(policy, load_teacher_data(folder, int(dcfg["deals"])), dcfg,
+                      folder / "fit.pt", stop, progress, log)
+    write_curve(run, curve)
