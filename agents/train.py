@@ -100,16 +100,22 @@ def train(cfg: TrainConfig, *, log: Any = None, resume: bool = False,
         seconds["sessions"] += 1
         start = time.perf_counter()
 
+        distilled = {"done": cfg.distill is None or bool(ckpt and ckpt["callbacks"].get(
+            "distilled"))}
+
         def save() -> Path:
             spent = {**seconds, "learn": seconds["learn"] + time.perf_counter() - start}
             return ck.save_checkpoint(run, model, config, {
                 "league": league.state(), "evaluator": evaluator.state(),
-                "checkpointer": checkpointer.state()}, spent)
+                "checkpointer": checkpointer.state(), "distilled": distilled["done"]}, spent)
 
         with ck.stop_signals() as stop:
             checkpointer = cb.Checkpointer(cfg.checkpoint_every, save, stop, log)
             if ckpt:
                 _restore(ckpt, venv, league, evaluator, checkpointer)
+            if not distilled["done"]:
+                _distill(cfg, run, model, stop, log, save)
+                distilled["done"] = True
             if model.tensorboard_log is None:  # else SB3 makes an empty SB3-<time> temp folder
                 model.set_logger(Logger(folder=None, output_formats=[]))
             model.learn(total_timesteps=cfg.total_steps - model.num_timesteps,
@@ -222,6 +228,11 @@ def _build_model(cfg: TrainConfig, venv: Any, ckpt: dict[str, Any] | None) -> An
     policy: Any = "MlpPolicy"
     policy_kwargs: dict[str, Any] = {"net_arch": {"pi": p.net_arch, "vf": p.net_arch},
                                      "activation_fn": getattr(torch.nn, p.activation)}
+    if p.features == "last":
+        from pyanitsa.agents.policy_prior import LastPlayed
+        from pyanitsa.observation import TacticalLayout
+
+        policy_kwargs.update(LastPlayed.kwargs_for(TacticalLayout(*_env_game(cfg))))
     if p.prior == "hand":
         from pyanitsa.agents.policy_prior import PriorPolicy
         from pyanitsa.observation import TacticalLayout
@@ -236,6 +247,20 @@ def _build_model(cfg: TrainConfig, venv: Any, ckpt: dict[str, Any] | None) -> An
                 vf_coef=p.vf_coef, max_grad_norm=p.max_grad_norm, seed=cfg.seed,
                 device="cpu", tensorboard_log=tb_dir, verbose=0,
                 policy_kwargs=policy_kwargs)
+
+
+def _distill(cfg: TrainConfig, run: Path, model: Any, stop: Any, log: Any, save: Any) -> None:
+    """The ``distill:`` phase; a stop in it saves a checkpoint (the teacher data and the fit's
+    last epoch are on disk), and ``--resume`` continues it."""
+    from pyanitsa.agents import train_checkpoint as ck
+    from pyanitsa.agents.distill import DistillStopped, distill
+
+    rules, players = _env_game(cfg)
+    try:
+        distill(model.policy, rules, players, cfg.distill.model_dump(), run, stop,
+                cfg.progress, log)
+    except DistillStopped:
+        raise ck.TrainingStopped(stop["signum"], 0, save()) from None
 
 
 def _env_game(cfg: TrainConfig) -> tuple[Any, int]:

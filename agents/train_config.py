@@ -203,6 +203,9 @@ class PPOConfig(_Model):
         default_factory=lambda: [128, 128], max_length=MAX_LAYERS)
     """Hidden layers of both the policy and the value network."""
     activation: Literal["Tanh", "ReLU"] = "Tanh"
+    features: Literal["obs", "last"] = "obs"
+    """What the networks read: the observation, or (``last``) the observation followed by the
+    rank played last and the share of the hand placed (:mod:`pyanitsa.agents.policy_prior`)."""
     prior: Literal["none", "hand"] = "hand"
     """``hand``: the logits carry ``log(cards of each rank in hand)``, so the untrained policy
     plays ``random`` (a uniformly random order of the cards, not of the ranks) and
@@ -231,6 +234,35 @@ class PPOConfig(_Model):
         return self.ent_coef
 
 
+class DistillConfig(_Model):
+    """Distil the ``nash`` agent's solutions into the policy before any PPO step
+    (:mod:`pyanitsa.agents.distill`): two-player tactical only."""
+
+    deals: int = Field(2000, ge=2)
+    """Deals solved for teacher data (about 1.5 s a deal on one core)."""
+    holdout: int = Field(100, ge=1)
+    """The last deals, held out: the fit keeps the epoch with their lowest KL."""
+    samples: int = Field(8, ge=1)
+    """Orders drawn from each seat's solved strategy; every position of each is a decision."""
+    iterations: int = Field(100, ge=1)
+    """CFR+ iterations a deal (``nash(iterations=...)``)."""
+    seed: int = Field(777, ge=0, le=2**63 - 1)
+    """Deal ``i`` of the teacher data is ``derive_seed(seed, i)``; keep it apart from the
+    evaluation seeds."""
+    workers: int = Field(2, ge=1, le=64)
+    """Processes solving deals."""
+    epochs: int = Field(20, ge=1)
+    lr: float = Field(2e-3, gt=0)
+    """The one-cycle schedule's peak learning rate (Adam)."""
+    batch_size: int = Field(1024, ge=1)
+
+    @model_validator(mode="after")
+    def _holdout_below_deals(self) -> DistillConfig:
+        if self.holdout >= self.deals:
+            raise ValueError(f"holdout {self.holdout} leaves no training deals of {self.deals}")
+        return self
+
+
 class TrainConfig(_Model):
     """A training run (``pyanitsa train CONFIG.yaml --set key=value``)."""
 
@@ -245,8 +277,10 @@ class TrainConfig(_Model):
     """The opponent pool: each episode draws one member per opponent seat by weight."""
     self_play: SelfPlayConfig = Field(default_factory=SelfPlayConfig)
     league: LeagueConfig = Field(default_factory=LeagueConfig)
-    total_steps: int = Field(ge=1)
-    """Env steps to train (one step places one card)."""
+    total_steps: int = Field(ge=0)
+    """Env steps to train (one step places one card); 0 only with ``distill``."""
+    distill: DistillConfig | None = None
+    """Start the policy as a distillation of ``nash`` (then ``total_steps`` of PPO, if any)."""
     n_envs: int = Field(8, ge=1, le=256)
     vec_env: Literal["dummy", "subproc"] = "dummy"
     """``dummy`` (all envs in this process: best on two cores) or ``subproc``."""
@@ -300,6 +334,11 @@ def check_config(cfg: TrainConfig) -> None:
         except ValueError as exc:
             raise TrainConfigError(str(exc)) from None
     _check_league(cfg, env.players)
+    if cfg.total_steps == 0 and cfg.distill is None:
+        raise TrainConfigError("total_steps: 0 trains nothing (give at least 1, or distill:)")
+    if cfg.distill is not None and (env.players != 2 or env.rules.mode != "tactical"):
+        raise TrainConfigError(f"distill: the teacher solves two-player tactical deals; "
+                               f"env.kwargs give {env.players} players")
     if cfg.ppo.prior == "hand" and cfg.algorithm != "MaskablePPO":
         raise TrainConfigError("ppo.prior: hand needs algorithm: MaskablePPO (set ppo.prior: "
                                "none for PPO)")

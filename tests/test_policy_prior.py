@@ -84,7 +84,7 @@ def test_entropy_bonus_is_minus_kl_to_random() -> None:
     with torch.no_grad():
         policy.action_net.bias[0] = 2.0  # more 6s than random plays
     _, _, neg_kl = policy.evaluate_actions(obs, torch.tensor([0]), action_masks=mask)
-    probs = policy.get_distribution(obs, action_masks=mask.numpy()).distribution.probs[0]
+    probs = policy.get_distribution(obs, action_masks=mask.numpy()).distribution.probs[0].detach()
     counts = torch.from_numpy(np.bincount([LAYOUT.rank_of[c] for c in HAND],
                                           minlength=LAYOUT.ranks)).float()
     q = counts / counts.sum()

@@ -1,0 +1,195 @@
+"""Distilling ``nash`` into the policy (``distill:``) and the ``features: last`` networks: the
+teacher's targets are its strategy, the data is the same whoever makes it, the fit resumes to
+the same weights, a stopped run resumes to the same policy, and numpy plays what torch plays."""
+
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch as th
+
+from pyanitsa.agents import nash
+from pyanitsa.agents import nash_kernels as nk
+from pyanitsa.agents.distill import (
+    DistillStopped,
+    fit_actor,
+    load_teacher_data,
+    make_teacher_data,
+    teacher_chunk,
+    teacher_targets,
+)
+from pyanitsa.agents.policy import build_policy, load_agent, save_policy
+from pyanitsa.agents.policy_meta import PolicyLoadError, PolicyMeta, rules_json
+from pyanitsa.agents.policy_prior import LastPlayed
+from pyanitsa.agents.train import load_config
+from pyanitsa.observation import TacticalLayout, TacticalSeat
+from pyanitsa.rules import preset
+
+pytestmark = pytest.mark.usefixtures("one_torch_thread")
+
+REPO = Path(__file__).resolve().parents[1]
+RULES = preset("tactical")
+LAYOUT = TacticalLayout(RULES, 2)
+TEACHER = {"deals": 4, "holdout": 1, "samples": 2, "iterations": 3, "seed": 5, "workers": 1,
+           "epochs": 3, "lr": 3e-3, "batch_size": 32}
+
+
+def played_rows(seed: int) -> tuple[np.ndarray, list[int]]:
+    """Every observation of one seat placing a random order, and the ranks it placed."""
+    from pyanitsa.dealing import deal
+    from pyanitsa.rng import Rng
+
+    seat = TacticalSeat(LAYOUT)
+    seat.deal(0, deal(RULES, 2, Rng(seed)).seats[0])
+    rng = np.random.default_rng(seed)
+    rows = []
+    while not seat.done:
+        rows.append(seat.obs.copy())
+        seat.play(int(rng.choice(np.flatnonzero(seat.mask))))
+    return np.array(rows), list(seat.ranks)
+
+
+def test_last_played_is_the_rank_placed_last_and_the_share_placed() -> None:
+    obs, ranks = played_rows(3)
+    feats = LAYOUT.last_played(obs)
+    assert feats.shape == (LAYOUT.hand_size, LAYOUT.ranks + 1)
+    assert not feats[0].any()  # nothing placed yet
+    for t in range(1, LAYOUT.hand_size):
+        assert feats[t, :LAYOUT.ranks].argmax() == ranks[t - 1] and feats[t, :-1].sum() == 1
+        assert feats[t, -1] == pytest.approx(t / LAYOUT.hand_size)
+    torch_feats = LastPlayed(_box(), LAYOUT.ranks, LAYOUT.hand_size)(th.from_numpy(obs))
+    np.testing.assert_array_equal(torch_feats.numpy(), LAYOUT.features(obs, "last"))
+
+
+def _box():
+    from gymnasium import spaces
+
+    return spaces.Box(0.0, 1.0, (LAYOUT.size,), np.float32)
+
+
+def _meta(features: str = "last") -> PolicyMeta:
+    return PolicyMeta("MaskablePPO", {"pi": [16], "vf": [16]}, "ReLU", rules_json(RULES), 2,
+                      LAYOUT.size, LAYOUT.ranks, {}, "hand", features)
+
+
+def test_numpy_and_torch_players_agree_on_a_last_features_policy(tmp_path: Path) -> None:
+    policy = build_policy(_meta())
+    assert policy.features_dim == LAYOUT.size + LAYOUT.ranks + 1
+    save_policy(policy, _meta(), tmp_path / "p")
+    assert json.loads((tmp_path / "p.json").read_text())["features"] == "last"
+    numpy_agent = load_agent(str(tmp_path / "p"), backend="numpy")
+    torch_agent = load_agent(str(tmp_path / "p"), backend="torch")
+    assert numpy_agent.meta.features == "last"
+    obs, _ = played_rows(4)
+    np.testing.assert_allclose(numpy_agent.logits(obs), torch_agent.logits(obs), atol=1e-5)
+
+
+def test_a_sidecar_with_unknown_features_is_one_error_naming_them(tmp_path: Path) -> None:
+    obj = _meta().to_json()
+    assert PolicyMeta.from_json({k: v for k, v in obj.items() if k != "features"},
+                                "old").features == "obs"  # sidecars before the field
+    with pytest.raises(PolicyLoadError, match="features 'tail' is not one of obs, last"):
+        PolicyMeta.from_json({**obj, "features": "tail"}, "p.json")
+
+
+def test_teacher_targets_multiply_to_the_teachers_order_probabilities() -> None:
+    """Along any order, the product of the per-position targets is what ``nash`` gives the
+    whole order (its own ``order_probs``)."""
+    counts = [np.array(c, np.int64) for c in ([2, 1, 0, 1, 0, 1, 1, 2, 1], [2, 3, 4, 3, 4, 3, 3,
+                                                                            2, 3])]
+    small = [c.copy() for c in counts]
+    strat = nash.solve(RULES, small[0], small[1], 20)
+    side = strat.seat_of(small[0])
+    avg, mine = strat.avg[side], strat.counts[side]
+    orders = nk.sample_orders(avg, mine, np.random.default_rng(0).random((6, int(mine.sum()))))
+    for order in orders:
+        tg = teacher_targets(avg, mine, order)
+        np.testing.assert_allclose(tg.sum(1), 1.0, rtol=1e-6)
+        path = np.prod([tg[t, r] for t, r in enumerate(order)])
+        assert path == pytest.approx(nk.order_probs(avg, mine, order[None, :])[0], rel=1e-5)
+
+
+def test_teacher_data_is_the_same_with_any_number_of_workers(tmp_path: Path) -> None:
+    options = {k: v for k, v in rules_json(RULES).items() if k != "mode"}
+    make_teacher_data(tmp_path / "a", options, {**TEACHER, "workers": 2}, {}, progress=False)
+    one = teacher_chunk(RULES, TEACHER, 0)
+    two = load_teacher_data(tmp_path / "a", TEACHER["deals"])
+    assert set(np.unique(one["deal"])) == set(range(TEACHER["deals"]))
+    for key in ("obs", "mask", "tgt", "deal"):
+        np.testing.assert_array_equal(one[key], two[key])
+    # 4 deals x 2 seats x 2 samples x 18 positions, every target a distribution on legal ranks
+    assert len(one["tgt"]) == 4 * 2 * 2 * LAYOUT.hand_size
+    assert np.all(one["tgt"][~one["mask"]] == 0)
+    # another seed is another teacher: the folder is made anew, not mixed
+    make_teacher_data(tmp_path / "a", options, {**TEACHER, "seed": 6}, {}, progress=False)
+    assert not np.array_equal(load_teacher_data(tmp_path / "a", 4)["obs"], two["obs"])
+
+
+def _fit(data: dict, state: Path, stop: dict) -> tuple[list, dict]:
+    th.manual_seed(0)
+    policy = build_policy(_meta())
+    curve = fit_actor(policy, data, TEACHER, state, stop, False, lambda m: None)
+    return curve, policy.state_dict()
+
+
+def test_a_stopped_fit_resumes_to_the_same_weights(tmp_path: Path) -> None:
+    data = teacher_chunk(RULES, TEACHER, 0)
+    ref_curve, ref = _fit(data, tmp_path / "ref.pt", {})
+    assert ref_curve[-1]["train_kl"] < ref_curve[0]["train_kl"] or len(ref_curve) == 1
+    with pytest.raises(DistillStopped):
+        _fit(data, tmp_path / "fit.pt", {"signum": signal.SIGINT})
+    assert th.load(tmp_path / "fit.pt", weights_only=False)["epoch"] == 1
+    curve, got = _fit(data, tmp_path / "fit.pt", {})
+    assert curve == ref_curve
+    best = min(ref_curve, key=lambda r: r["held_kl"])
+    assert best["held_kl"] == min(r["held_kl"] for r in curve)
+    for key in ref:
+        assert th.equal(ref[key], got[key]), key
+
+
+def distill_args(out: Path) -> list[str]:
+    sets = {"total_steps": 0, "out_dir": str(out), "distill.deals": 200, "distill.holdout": 20,
+            "distill.samples": 1, "distill.iterations": 2, "distill.workers": 1,
+            "distill.epochs": 2, "distill.batch_size": 64, "eval.baselines": "[random]",
+            "eval.deals": 4, "eval.final_deals": 4, "eval.exploit": "null",
+            "ppo.net_arch": "[16]", "ppo.features": "last", "n_envs": 2, "ppo.n_steps": 32,
+            "ppo.batch_size": 64, "league.every": 0}
+    args = [sys.executable, "-m", "pyanitsa", "train",
+            str(REPO / "configs" / "train" / "tactical_distill.yaml"), "--quiet"]
+    for k, v in sets.items():
+        args += ["--set", f"{k}={v}"]
+    return args
+
+
+def test_a_run_stopped_in_its_teacher_data_resumes_to_the_same_policy(tmp_path: Path) -> None:
+    ref = subprocess.run(distill_args(tmp_path / "ref"), cwd=REPO, capture_output=True,
+                         text=True, timeout=600)
+    assert ref.returncode == 0, ref.stderr
+    out = tmp_path / "run"
+    proc = subprocess.Popen(distill_args(out), cwd=REPO, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 300
+    while not (out / "teacher" / "c000.npz").exists():
+        assert proc.poll() is None, proc.stderr.read()
+        assert time.monotonic() < deadline
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGINT)
+    assert proc.wait(timeout=120) == 130, proc.stderr.read()
+    assert (out / "checkpoint.pkl").exists() and not (out / "model.pt").exists()
+    resumed = subprocess.run([*distill_args(out), "--resume"], cwd=REPO, capture_output=True,
+                             text=True, timeout=600)
+    assert resumed.returncode == 0, resumed.stderr
+    assert (out / "model.pt").read_bytes() == (tmp_path / "ref" / "model.pt").read_bytes()
+    assert (out / "distill.csv").read_text() == (tmp_path / "ref" / "distill.csv").read_text()
+
+
+def test_the_shipped_distill_config_is_valid_and_two_player() -> None:
+    cfg = load_config(REPO / "configs" / "train" / "tactical_distill.yaml")
+    assert cfg.distill is not None and cfg.ppo.features == "last"
+    assert cfg.env.kwargs["players"] == 2
