@@ -192,11 +192,12 @@ def test_a_tampered_npz_is_one_clear_line(npz_copy):
     w = good["pi.0.weight"]
     cases = {
         "members differ": {**good, "extra": np.zeros(1, np.float32)},
-        "pi.0.weight: a <f4 array of shape (192, 128)": {**good, "pi.0.weight": w.T.copy()},
+        f"pi.0.weight: a <f4 array of shape {w.T.shape}": {**good, "pi.0.weight": w.T.copy()},
         "Fortran order": {**good, "pi.0.weight": np.asfortranarray(w)},
         "bytes, but the sidecar": {**good, "pi.0.weight": w.astype(np.float64)},
-        "pi.0.bias: a <f2": {**good, "pi.0.bias": np.zeros(256, np.float16),
-                             "pi.1.bias": np.zeros(127, np.float32)},
+        # as many bytes as the float32 bias, and one number less elsewhere to keep the total
+        "pi.0.bias: a <f2": {**good, "pi.0.bias": np.zeros(2 * w.shape[0], np.float16),
+                             "pi.1.bias": np.zeros(good["pi.1.bias"].size - 1, np.float32)},
     }
     for want, arrays in cases.items():
         with pytest.raises(PolicyLoadError) as info:
@@ -212,7 +213,10 @@ def test_a_sidecar_asking_for_more_than_the_npz_holds_is_refused(npz_copy):
     side = json.loads(path.with_suffix(".json").read_text())
     side["net_arch"] = {"pi": [4096] * 8, "vf": [1]}
     path.with_suffix(".json").write_text(json.dumps(side))
-    with pytest.raises(PolicyLoadError, match="171,050 bytes, but the sidecar.s net_arch needs 473,186,340"):
+    need = 4 * sum(int(np.prod(s)) for s in actor_shapes(
+        PolicyMeta.from_json(side, "p.json")).values())
+    with pytest.raises(PolicyLoadError, match=f"{path.with_suffix('.npz').stat().st_size:,} bytes, but the "
+                                              f"sidecar.s net_arch needs {need:,}"):
         load_numpy_policy(path)
 
 
