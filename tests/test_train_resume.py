@@ -19,8 +19,8 @@ from pathlib import Path
 import pytest
 
 from pyanitsa.agents import make_agent
-from pyanitsa.agents.train import load_config
 from pyanitsa.cli import main
+from pyanitsa.training.train import load_config
 
 pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
@@ -139,7 +139,7 @@ sys.exit(main(sys.argv[1:]))
 
 @pytest.mark.skipif(not Path("/proc/self/fd").is_dir(), reason="needs /proc")
 def test_a_kill_during_the_checkpoint_write_leaves_the_previous_one(tmp_path, uninterrupted):
-    from pyanitsa.agents.train_checkpoint import read_checkpoint
+    from pyanitsa.training.checkpoint import read_checkpoint
 
     out = tmp_path / "run"
     proc = subprocess.run([sys.executable, "-c", KILL_IN_SECOND_WRITE, *train_args(out)],
@@ -163,7 +163,7 @@ def stop_a_run(out: Path) -> Path:
 # A Ctrl-C during the final evaluation (after the last training step).
 SIGINT_IN_FINAL_EVAL = """
 import os, signal, sys
-from pyanitsa.agents.train_callbacks import Evaluator
+from pyanitsa.training.callbacks import Evaluator
 real = Evaluator.evaluate
 def evaluate(self, deals, final=False):
     if final:
@@ -272,7 +272,7 @@ def test_log_lines_never_print_onto_the_progress_bar(tmp_path, capsys):
 def test_the_learning_curve_includes_the_final_evaluation(tmp_path, monkeypatch):
     import matplotlib.figure
 
-    from pyanitsa.agents.train_callbacks import write_eval
+    from pyanitsa.training.callbacks import write_eval
 
     figures = []
     monkeypatch.setattr(matplotlib.figure.Figure, "savefig",
