@@ -78,8 +78,8 @@ class MetaGame:
     """
 
     def __init__(self, rules: Any, deals: int, seed: int) -> None:
-        from pyanitsa.agents.protocol import hand_view
         from pyanitsa.dealing import deal
+        from pyanitsa.protocol import hand_view
         from pyanitsa.rng import Rng, derive_seed
 
         self.rules, self.seed = rules, seed
