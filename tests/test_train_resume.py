@@ -234,6 +234,34 @@ def test_resume_without_a_usable_checkpoint_is_one_line(tmp_path, stopped, capsy
     one_line_error(capsys, "checkpoint.pkl is unreadable")
 
 
+def test_a_checkpoint_taken_before_training_left_agents_resumes(monkeypatch):
+    """Checkpoints written before issue 15 moved training out of agents/ name the opponent pool
+    ``pyanitsa.agents.train_pool.OpponentPool``; the envs of such a run still resume."""
+    import types
+
+    from pyanitsa.envs.tactical import TacticalEnv
+    from pyanitsa.training.checkpoint import ResumableEnv
+    from pyanitsa.training.pool import OpponentPool
+
+    old = ResumableEnv(TacticalEnv("tactical", opponents="random"))
+    old.reset(seed=1)
+    old.unwrapped.opponents = [OpponentPool([("random", 1.0), ("descending", 3.0)])]
+    with monkeypatch.context() as m:  # the pool pickled as the old module had it
+        m.setitem(sys.modules, "pyanitsa.agents.train_pool",
+                  types.SimpleNamespace(OpponentPool=OpponentPool))
+        m.setattr(OpponentPool, "__module__", "pyanitsa.agents.train_pool")
+        blob = old.get_state()
+    assert b"pyanitsa.agents.train_pool" in blob and b"pyanitsa.training" not in blob
+    assert "pyanitsa.agents.train_pool" not in sys.modules
+    env = ResumableEnv(TacticalEnv("tactical", opponents="ascending"))
+    env.reset(seed=2)
+    env.set_state(blob)
+    (pool,) = env.unwrapped.opponents
+    assert isinstance(pool, OpponentPool)
+    assert pool.entries == [("random", 1.0), ("descending", 3.0)]
+    assert env.unwrapped.seat == old.unwrapped.seat
+
+
 def test_export_never_overwrites_without_force(tmp_path, capsys):
     stem = tmp_path / "policies" / "mine"
     stem.parent.mkdir()
