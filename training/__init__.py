@@ -2,5 +2,6 @@
 
 It sits above the envs and the agents (it trains in the one against players of the other), so
 neither of them imports it; the trained policy plays as ``ppo:`` from ``pyanitsa.agents``,
-which needs no env. Nothing is imported here: the modules load torch and stable-baselines3.
+which needs no env. Nothing is imported here, so building the ``pyanitsa`` parser (which
+imports :mod:`pyanitsa.training.cli`) loads neither torch nor gymnasium.
 """
