@@ -22,9 +22,9 @@ from pyanitsa.agents.policy import (  # noqa: E402
     policy_meta,
     save_policy,
 )
-from pyanitsa.agents.train_config import TrainConfigError, parse_config  # noqa: E402
 from pyanitsa.observation import TacticalLayout, TacticalSeat  # noqa: E402
 from pyanitsa.rules import preset  # noqa: E402
+from pyanitsa.training.config import TrainConfigError, parse_config  # noqa: E402
 
 RULES = preset("tactical")
 LAYOUT = TacticalLayout(RULES, 2)

@@ -13,11 +13,11 @@ import numpy as np
 import pytest
 
 from pyanitsa.agents import make_agent, play_game
-from pyanitsa.agents.train import OpponentPool, TrainConfigError, load_config, parse_config
 from pyanitsa.cli import main
 from pyanitsa.envs.tactical import TacticalEnv
 from pyanitsa.ranks import rank_table
 from pyanitsa.rules import preset
+from pyanitsa.training.train import OpponentPool, TrainConfigError, load_config, parse_config
 
 pytestmark = pytest.mark.usefixtures("one_torch_thread")
 

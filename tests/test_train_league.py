@@ -153,7 +153,7 @@ def test_the_meta_nash_is_the_lp_of_the_meta_game_played_on_the_reference_engine
 def test_the_entropy_schedule_sets_the_models_coefficient(uninterrupted):
     from sb3_contrib import MaskablePPO
 
-    from pyanitsa.agents.train_config import EntSchedule
+    from pyanitsa.training.config import EntSchedule
 
     model = MaskablePPO.load(uninterrupted / "model.zip", device="cpu")
     # set at the start of the last rollout, step 1024 of 1280
@@ -171,7 +171,7 @@ def start(out: Path) -> subprocess.Popen:
 def wait_for_checkpoint(out: Path, proc: subprocess.Popen, step: int,
                         timeout: float = 180) -> None:
     """Until the run's checkpoint holds ``step`` (a generation in its league)."""
-    from pyanitsa.agents.train_checkpoint import read_checkpoint
+    from pyanitsa.training.checkpoint import read_checkpoint
 
     deadline = time.monotonic() + timeout
     while True:

@@ -19,8 +19,8 @@ from pathlib import Path
 import pytest
 
 from pyanitsa.agents import make_agent
-from pyanitsa.agents.train import load_config
 from pyanitsa.cli import main
+from pyanitsa.training.train import load_config
 
 pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
@@ -139,7 +139,7 @@ sys.exit(main(sys.argv[1:]))
 
 @pytest.mark.skipif(not Path("/proc/self/fd").is_dir(), reason="needs /proc")
 def test_a_kill_during_the_checkpoint_write_leaves_the_previous_one(tmp_path, uninterrupted):
-    from pyanitsa.agents.train_checkpoint import read_checkpoint
+    from pyanitsa.training.checkpoint import read_checkpoint
 
     out = tmp_path / "run"
     proc = subprocess.run([sys.executable, "-c", KILL_IN_SECOND_WRITE, *train_args(out)],
@@ -163,7 +163,7 @@ def stop_a_run(out: Path) -> Path:
 # A Ctrl-C during the final evaluation (after the last training step).
 SIGINT_IN_FINAL_EVAL = """
 import os, signal, sys
-from pyanitsa.agents.train_callbacks import Evaluator
+from pyanitsa.training.callbacks import Evaluator
 real = Evaluator.evaluate
 def evaluate(self, deals, final=False):
     if final:
@@ -234,6 +234,34 @@ def test_resume_without_a_usable_checkpoint_is_one_line(tmp_path, stopped, capsy
     one_line_error(capsys, "checkpoint.pkl is unreadable")
 
 
+def test_a_checkpoint_taken_before_training_left_agents_resumes(monkeypatch):
+    """Checkpoints written before issue 15 moved training out of agents/ name the opponent pool
+    ``pyanitsa.agents.train_pool.OpponentPool``; the envs of such a run still resume."""
+    import types
+
+    from pyanitsa.envs.tactical import TacticalEnv
+    from pyanitsa.training.checkpoint import ResumableEnv
+    from pyanitsa.training.pool import OpponentPool
+
+    old = ResumableEnv(TacticalEnv("tactical", opponents="random"))
+    old.reset(seed=1)
+    old.unwrapped.opponents = [OpponentPool([("random", 1.0), ("descending", 3.0)])]
+    with monkeypatch.context() as m:  # the pool pickled as the old module had it
+        m.setitem(sys.modules, "pyanitsa.agents.train_pool",
+                  types.SimpleNamespace(OpponentPool=OpponentPool))
+        m.setattr(OpponentPool, "__module__", "pyanitsa.agents.train_pool")
+        blob = old.get_state()
+    assert b"pyanitsa.agents.train_pool" in blob and b"pyanitsa.training" not in blob
+    assert "pyanitsa.agents.train_pool" not in sys.modules
+    env = ResumableEnv(TacticalEnv("tactical", opponents="ascending"))
+    env.reset(seed=2)
+    env.set_state(blob)
+    (pool,) = env.unwrapped.opponents
+    assert isinstance(pool, OpponentPool)
+    assert pool.entries == [("random", 1.0), ("descending", 3.0)]
+    assert env.unwrapped.seat == old.unwrapped.seat
+
+
 def test_export_never_overwrites_without_force(tmp_path, capsys):
     stem = tmp_path / "policies" / "mine"
     stem.parent.mkdir()
@@ -272,7 +300,7 @@ def test_log_lines_never_print_onto_the_progress_bar(tmp_path, capsys):
 def test_the_learning_curve_includes_the_final_evaluation(tmp_path, monkeypatch):
     import matplotlib.figure
 
-    from pyanitsa.agents.train_callbacks import write_eval
+    from pyanitsa.training.callbacks import write_eval
 
     figures = []
     monkeypatch.setattr(matplotlib.figure.Figure, "savefig",

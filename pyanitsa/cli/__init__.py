@@ -31,7 +31,7 @@ COMMANDS = (
     "pyanitsa.cli.solve",  # solve
     "pyanitsa.cli.exploit",
     "pyanitsa.cli.tournament",  # tournament, report, match
-    "pyanitsa.agents.train_cli",  # train: moves here with training (above the envs)
+    "pyanitsa.training.cli",  # train (training sits above the envs and the agents)
 )
 
 

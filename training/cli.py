@@ -38,7 +38,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from pyanitsa.agents.train import config_help, load_config
+    from pyanitsa.training.train import config_help, load_config
 
     if args.help_config:
         print("Config fields (YAML keys; nested ones as dotted --set paths):")
@@ -56,8 +56,8 @@ def run(args: argparse.Namespace) -> int:
 
         print(yaml.safe_dump(cfg.model_dump(mode="json"), sort_keys=False), end="")
         return 0
-    from pyanitsa.agents.train import train
-    from pyanitsa.agents.train_checkpoint import TrainingStopped
+    from pyanitsa.training.checkpoint import TrainingStopped
+    from pyanitsa.training.train import train
 
     log = (lambda msg: None) if args.quiet else None
     try:

@@ -48,6 +48,11 @@ _WRAPPER_FIELDS = ("rewards", "needs_reset", "total_steps", "_has_reset", "_elap
 """What the wrappers change during an episode: SB3's ``Monitor`` (the episode's rewards so far),
 gymnasium's order enforcing (``step`` before ``reset`` is an error), time limit and passive
 checker (its first-step checks compare with the reset's data, which a resumed run never saw)."""
+_MOVED = {"pyanitsa.agents.train": "pyanitsa.training.train"} | {
+    f"pyanitsa.agents.train_{name}": f"pyanitsa.training.{name}"
+    for name in ("callbacks", "checkpoint", "cli", "config", "league", "pool")}
+"""Where the modules of training went when they left ``agents/`` (issue 15): a run checkpointed
+before names its opponent pool ``pyanitsa.agents.train_pool.OpponentPool`` and still resumes."""
 
 
 class CheckpointError(PyanitsaError):
@@ -77,7 +82,7 @@ class ResumableEnv(gym.Wrapper):
         return pickle.dumps(state)
 
     def set_state(self, blob: bytes) -> None:
-        state = pickle.loads(blob)
+        state = _loads(blob)
         env = self.env.unwrapped
         for k, v in state["env"].items():
             setattr(env, k, v)
@@ -86,6 +91,15 @@ class ResumableEnv(gym.Wrapper):
         for w, fields in zip(_wrappers(self.env), state["wrappers"], strict=True):
             for k, v in fields.items():
                 setattr(w, k, v)
+
+
+class _Unpickler(pickle.Unpickler):
+    def find_class(self, module: str, name: str) -> Any:
+        return super().find_class(_MOVED.get(module, module), name)
+
+
+def _loads(blob: bytes) -> Any:
+    return _Unpickler(io.BytesIO(blob)).load()
 
 
 def _wrappers(env: gym.Env) -> list[gym.Env]:
@@ -142,7 +156,7 @@ def read_checkpoint(run: Path) -> dict[str, Any] | None:
     except FileNotFoundError:
         return None
     try:
-        state = pickle.loads(blob)
+        state = _loads(blob)
     except Exception as exc:  # noqa: BLE001 - any unpickling failure means the same to the user
         raise CheckpointError(f"{path} is unreadable ({type(exc).__name__}); start over "
                               "without --resume (and with --force)") from None

@@ -3,7 +3,7 @@
 One readable entry point, :func:`train`, in the CleanRL manner: a typed config (every field's
 docstring is its documentation; ``pyanitsa train --help-config`` prints them), derived values in
 one block, an explicit seeding block, then the loop that stable-baselines3 runs with six
-callbacks (:mod:`pyanitsa.agents.train_callbacks`):
+callbacks (:mod:`pyanitsa.training.callbacks`):
 
 * :class:`League`: every ``self_play.every`` steps it freezes the learner's weights to
   ``snapshots/step_N.pt`` and swaps the opponents of every env to a new :class:`OpponentPool`
@@ -11,7 +11,7 @@ callbacks (:mod:`pyanitsa.agents.train_callbacks`):
   ``vec_env.env_method("set_opponents", pool)``. The pool pickles as spec strings and weights,
   so with ``vec_env: subproc`` each worker loads the frozen weights from the snapshot file
   itself (``ppo:PATH``); the learner's live network never crosses a process boundary.
-  With ``league.every`` the league of :mod:`pyanitsa.agents.train_league` takes its place:
+  With ``league.every`` the league of :mod:`pyanitsa.training.league` takes its place:
   snapshots ``gen_K`` and best responses to them, weighted by the meta-game's Nash equilibrium.
 * :class:`EntropySchedule`: ``model.ent_coef`` from ``ppo.ent_coef``'s schedule at every
   rollout start; :class:`PinThreads`: torch back on ``torch_threads`` threads after numba's
@@ -32,7 +32,7 @@ that ``ppo:OUT_DIR`` loads), ``model.zip`` (the full stable-baselines3 save; loa
 unpickles code, so ``ppo:`` needs ``trust=True``), ``eval.csv``, ``learning_curve.png``,
 ``snapshots/``, with a league ``league.csv`` and ``league.npz``, when tensorboard is installed,
 ``tb/``, and while the run is unfinished
-``checkpoint.pkl`` (:mod:`pyanitsa.agents.train_checkpoint`): ``--resume`` continues from it.
+``checkpoint.pkl`` (:mod:`pyanitsa.training.checkpoint`): ``--resume`` continues from it.
 """
 
 from __future__ import annotations
@@ -50,14 +50,14 @@ from typing import Any
 import numpy as np
 import yaml
 
-from pyanitsa.agents.train_config import (
+from pyanitsa.training.config import (
     TrainConfig,
     TrainConfigError,
     config_help,
     load_config,
     parse_config,
 )
-from pyanitsa.agents.train_pool import OpponentPool
+from pyanitsa.training.pool import OpponentPool
 
 
 def train(cfg: TrainConfig, *, log: Any = None, resume: bool = False,
@@ -71,11 +71,11 @@ def train(cfg: TrainConfig, *, log: Any = None, resume: bool = False,
     from stable_baselines3.common.logger import Logger
 
     import pyanitsa.envs  # noqa: F401  (registers the environments)
-    from pyanitsa.agents import train_callbacks as cb
-    from pyanitsa.agents import train_checkpoint as ck
     from pyanitsa.agents.policy import policy_meta
-    from pyanitsa.agents.train_league import league_callback
     from pyanitsa.envs.tactical import TacticalEnv
+    from pyanitsa.training import callbacks as cb
+    from pyanitsa.training import checkpoint as ck
+    from pyanitsa.training.league import league_callback
 
     log = log or _write_line
     run = cfg.run_dir
@@ -172,7 +172,7 @@ def _seeded_envs(cfg: TrainConfig) -> Any:
 def _start_state(cfg: TrainConfig, run: Path, *, resume: bool, force: bool) -> Any:
     """The checkpoint to resume from (``None``: a fresh start), after the checks that must pass
     before any training: an export that would overwrite, a checkpoint a fresh start would."""
-    from pyanitsa.agents import train_checkpoint as ck
+    from pyanitsa.training import checkpoint as ck
 
     if cfg.export and not force:
         _refuse_overwrite(cfg.export)
@@ -272,7 +272,7 @@ def _env_game(cfg: TrainConfig) -> tuple[Any, int]:
 
 def _restore(ckpt: dict[str, Any], venv: Any, league: Any, evaluator: Any,
              checkpointer: Any) -> None:
-    from pyanitsa.agents import train_checkpoint as ck
+    from pyanitsa.training import checkpoint as ck
 
     for i, blob in enumerate(ckpt["envs"]):
         venv.env_method("set_state", blob, indices=[i])
@@ -335,7 +335,7 @@ def _env_factory(env_id: str, kwargs: dict[str, Any], seed: int) -> Any:
         import gymnasium as gym
         from stable_baselines3.common.monitor import Monitor
 
-        from pyanitsa.agents.train_checkpoint import ResumableEnv, ignore_sigint_in_workers
+        from pyanitsa.training.checkpoint import ResumableEnv, ignore_sigint_in_workers
 
         ignore_sigint_in_workers()
         env = gym.make(env_id, **kwargs)

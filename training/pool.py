@@ -10,9 +10,9 @@ from typing import Any
 
 import numpy as np
 
-from pyanitsa.agents.protocol import Agent, BaseAgent, HandView
 from pyanitsa.agents.specs import make_agent
 from pyanitsa.cards import Card
+from pyanitsa.protocol import Agent, BaseAgent, HandView
 
 
 class OpponentPool(BaseAgent):

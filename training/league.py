@@ -33,8 +33,8 @@ from typing import Any
 import numpy as np
 from stable_baselines3.common.callbacks import BaseCallback
 
-from pyanitsa.agents.train_config import TrainConfig
-from pyanitsa.agents.train_pool import OpponentPool, generators_untouched
+from pyanitsa.training.config import TrainConfig
+from pyanitsa.training.pool import OpponentPool, generators_untouched
 
 KINDS = ("opponent", "snapshot", "best_response")
 
@@ -78,8 +78,8 @@ class MetaGame:
     """
 
     def __init__(self, rules: Any, deals: int, seed: int) -> None:
-        from pyanitsa.agents.protocol import hand_view
         from pyanitsa.dealing import deal
+        from pyanitsa.protocol import hand_view
         from pyanitsa.rng import Rng, derive_seed
 
         self.rules, self.seed = rules, seed
@@ -240,7 +240,7 @@ class LeagueTrainer(BaseCallback):
 
 def league_callback(cfg: TrainConfig, run: Path, meta_fn: Any, log: Any) -> BaseCallback:
     """The league of ``cfg``: :class:`LeagueTrainer` with ``league.every``, else self-play's."""
-    from pyanitsa.agents.train_callbacks import League
+    from pyanitsa.training.callbacks import League
 
     if cfg.league.every:
         return LeagueTrainer(cfg, run, meta_fn, log)

@@ -6,7 +6,7 @@
 * :class:`Evaluator`: duplicate matches against the baselines; ``eval.csv`` and the learning
   curve (the final evaluation included).
 * :class:`Checkpointer`: a checkpoint every ``checkpoint_every`` steps, and one when a signal
-  asks the run to stop (:mod:`pyanitsa.agents.train_checkpoint`).
+  asks the run to stop (:mod:`pyanitsa.training.checkpoint`).
 * :class:`Progress`: a tqdm bar over env steps with the ETA and the last evaluation.
 
 Each callback that counts has ``state()`` and ``restore(state)``: a checkpoint holds them.
@@ -24,8 +24,8 @@ from typing import Any
 from stable_baselines3.common.callbacks import BaseCallback
 
 from pyanitsa.agents.specs import make_agent
-from pyanitsa.agents.train_config import TrainConfig
-from pyanitsa.agents.train_pool import OpponentPool
+from pyanitsa.training.config import TrainConfig
+from pyanitsa.training.pool import OpponentPool
 
 Log = Callable[[str], None]
 
