@@ -17,7 +17,12 @@ import torch as th
 
 from pyanitsa.agents import nash
 from pyanitsa.agents import nash_kernels as nk
-from pyanitsa.agents.distill import (
+from pyanitsa.agents.policy import build_policy, load_agent, save_policy
+from pyanitsa.agents.policy_meta import PolicyLoadError, PolicyMeta, rules_json
+from pyanitsa.agents.policy_prior import LastPlayed
+from pyanitsa.observation import TacticalLayout, TacticalSeat
+from pyanitsa.rules import preset
+from pyanitsa.training.distill import (
     DistillStopped,
     fit_actor,
     load_teacher_data,
@@ -25,12 +30,7 @@ from pyanitsa.agents.distill import (
     teacher_chunk,
     teacher_targets,
 )
-from pyanitsa.agents.policy import build_policy, load_agent, save_policy
-from pyanitsa.agents.policy_meta import PolicyLoadError, PolicyMeta, rules_json
-from pyanitsa.agents.policy_prior import LastPlayed
-from pyanitsa.agents.train import load_config
-from pyanitsa.observation import TacticalLayout, TacticalSeat
-from pyanitsa.rules import preset
+from pyanitsa.training.train import load_config
 
 pytestmark = pytest.mark.usefixtures("one_torch_thread")
 

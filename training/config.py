@@ -236,7 +236,7 @@ class PPOConfig(_Model):
 
 class DistillConfig(_Model):
     """Distil the ``nash`` agent's solutions into the policy before any PPO step
-    (:mod:`pyanitsa.agents.distill`): two-player tactical only."""
+    (:mod:`pyanitsa.training.distill`): two-player tactical only."""
 
     deals: int = Field(2000, ge=2)
     """Deals solved for teacher data (about 1.5 s a deal on one core)."""

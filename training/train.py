@@ -252,8 +252,8 @@ def _build_model(cfg: TrainConfig, venv: Any, ckpt: dict[str, Any] | None) -> An
 def _distill(cfg: TrainConfig, run: Path, model: Any, stop: Any, log: Any, save: Any) -> None:
     """The ``distill:`` phase; a stop in it saves a checkpoint (the teacher data and the fit's
     last epoch are on disk), and ``--resume`` continues it."""
-    from pyanitsa.agents import train_checkpoint as ck
-    from pyanitsa.agents.distill import DistillStopped, distill
+    from pyanitsa.training import checkpoint as ck
+    from pyanitsa.training.distill import DistillStopped, distill
 
     rules, players = _env_game(cfg)
     try:
