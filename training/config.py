@@ -241,26 +241,20 @@ class DistillConfig(_Model):
     deals: int = Field(2000, ge=2)
     """Deals solved for teacher data (about 1.5 s a deal on one core)."""
     holdout: int = Field(100, ge=1)
-    """The last deals, held out: the fit keeps the epoch with their lowest KL."""
+    """The last deals, held out (fewer than ``deals``): the fit keeps the epoch with their
+    lowest KL."""
     samples: int = Field(8, ge=1)
     """Orders drawn from each seat's solved strategy; every position of each is a decision."""
     iterations: int = Field(100, ge=1)
     """CFR+ iterations a deal (``nash(iterations=...)``)."""
     seed: int = Field(777, ge=0, le=2**63 - 1)
-    """Deal ``i`` of the teacher data is ``derive_seed(seed, i)``; keep it apart from the
-    evaluation seeds."""
+    """Deal ``i`` of the teacher data is ``derive_seed(seed, i)`` (not an evaluation seed)."""
     workers: int = Field(2, ge=1, le=64)
     """Processes solving deals."""
     epochs: int = Field(20, ge=1)
     lr: float = Field(2e-3, gt=0)
-    """The one-cycle schedule's peak learning rate (Adam)."""
+    """Adam's peak learning rate (one-cycle schedule)."""
     batch_size: int = Field(1024, ge=1)
-
-    @model_validator(mode="after")
-    def _holdout_below_deals(self) -> DistillConfig:
-        if self.holdout >= self.deals:
-            raise ValueError(f"holdout {self.holdout} leaves no training deals of {self.deals}")
-        return self
 
 
 class TrainConfig(_Model):
@@ -339,6 +333,9 @@ def check_config(cfg: TrainConfig) -> None:
     if cfg.distill is not None and (env.players != 2 or env.rules.mode != "tactical"):
         raise TrainConfigError(f"distill: the teacher solves two-player tactical deals; "
                                f"env.kwargs give {env.players} players")
+    if cfg.distill is not None and cfg.distill.holdout >= cfg.distill.deals:
+        raise TrainConfigError(f"distill.holdout: {cfg.distill.holdout} leaves no training "
+                               f"deals of {cfg.distill.deals}")
     if cfg.ppo.prior == "hand" and cfg.algorithm != "MaskablePPO":
         raise TrainConfigError("ppo.prior: hand needs algorithm: MaskablePPO (set ppo.prior: "
                                "none for PPO)")
