@@ -18,6 +18,7 @@ LAYERS = {
     "envs": "pyanitsa.envs",
     "agents": "pyanitsa.agents",
     "tournaments": "pyanitsa.tournaments",
+    "cli": "pyanitsa.cli",
 }
 HEAVY_MODULES = ("gymnasium", "torch", "stable_baselines3", "pettingzoo", "ray")
 PRUNED_DIRS = {
@@ -57,7 +58,7 @@ def python_files(folder: Path) -> list[Path]:
     return sorted(p for p in folder.rglob("*.py") if "__pycache__" not in p.parts)
 
 
-@pytest.mark.parametrize("name", ["agents", "envs", "tournaments"])
+@pytest.mark.parametrize("name", ["agents", "envs", "tournaments", "cli"])
 def test_bare_top_level_packages_are_not_ours(name: str, tmp_path: Path) -> None:
     code = f"""
 import json
@@ -74,6 +75,7 @@ else:
 
 def test_subpackages_map_to_their_folders() -> None:
     import pyanitsa.agents
+    import pyanitsa.cli
     import pyanitsa.envs
     import pyanitsa.tournaments
 
@@ -81,6 +83,7 @@ def test_subpackages_map_to_their_folders() -> None:
         (pyanitsa.envs, "envs"),
         (pyanitsa.agents, "agents"),
         (pyanitsa.tournaments, "tournaments"),
+        (pyanitsa.cli, "cli"),
     ]:
         assert Path(module.__file__).resolve() == REPO_ROOT / folder / "__init__.py"
 
@@ -178,8 +181,8 @@ def layer_of(module: str) -> str | None:
         return None
     if len(parts) == 1:
         return "core"
-    return {"envs": "envs", "agents": "agents", "tournaments": "tournaments", "cli": "cli",
-            "__main__": "cli"}.get(parts[1], "core")
+    return {"envs": "envs", "agents": "agents", "tournaments": "tournaments",
+            "cli": "cli"}.get(parts[1], "core")
 
 
 def layer_arrows() -> dict[tuple[str, str], set[str]]:
@@ -199,10 +202,8 @@ def layer_arrows() -> dict[tuple[str, str], set[str]]:
 
 
 def file_layer(rel: str) -> str:
-    folder, *rest = Path(rel).parts
-    if folder != "pyanitsa":
-        return folder
-    return "cli" if rest[0] in {"cli", "__main__.py"} else "core"
+    folder = Path(rel).parts[0]
+    return "core" if folder == "pyanitsa" else folder
 
 
 def test_layers_point_down() -> None:
