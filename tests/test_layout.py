@@ -166,9 +166,6 @@ KNOWN_BACK_ARROWS = {
     # entries go (agents/policy.py, also to move, imports no env today).
     ("agents/train.py", "envs"),
     ("agents/train_config.py", "envs"),
-    # spec strings given to an env (``opponents="descending"``) before anything imported the
-    # agents: the core loads the package that installs the resolver, by name (SPEC_PROVIDER)
-    ("pyanitsa/protocol.py", "agents"),
 }
 """``(file, layer)``: the back-arrows that exist today and are allowed until they are moved.
 Every entry must still be in the code (so the list stays exact)."""
