@@ -58,9 +58,9 @@ SCHEMES: dict[str, Callable[..., Agent]] = {}
 PLUGINS: dict[str, EntryPoint] = {}
 """Schemes other distributions declare in :data:`SPEC_GROUP`, not imported yet (a spec that
 uses one moves it to :data:`SCHEMES`)."""
-CLASHES: dict[str, EntryPoint] = {}
-"""Entries of :data:`SPEC_GROUP` named like a built-in scheme: a spec with that scheme is an
-error rather than a quiet choice between the two."""
+CLASHES: dict[str, str] = {}
+"""Schemes declared twice (by a distribution and pyanitsa, or by two distributions), with who
+declares them: a spec with one is an error rather than a quiet choice between the two."""
 
 A = TypeVar("A", bound=type)
 
@@ -231,24 +231,35 @@ def _load_builtins() -> None:
     for name in BUILTIN_MODULES:
         importlib.import_module(name)
     for entry in entry_points(group=SPEC_GROUP):
-        if entry.name != SPEC_RESOLVER:
-            (CLASHES if entry.name in SCHEMES else PLUGINS).setdefault(entry.name, entry)
+        name = entry.name
+        if name == SPEC_RESOLVER:
+            continue
+        if name in SCHEMES:
+            CLASHES[name] = f"a built-in scheme, and the {_where(entry)} declares it too"
+        elif name in PLUGINS:
+            CLASHES[name] = f"declared by the {_where(PLUGINS.pop(name))} and the {_where(entry)}"
+        elif name not in CLASHES:
+            PLUGINS[name] = entry
+
+
+def _where(entry: EntryPoint) -> str:
+    dist = entry.dist.name if entry.dist else "an installed package"
+    return f"entry point {entry.name} = {entry.value!r} of {dist}"
 
 
 def _load_plugin(scheme: str, spec: str) -> None:
     """Import the loader of a declared scheme and register it (its module's code runs now)."""
-    entry = CLASHES.get(scheme) or PLUGINS[scheme]
-    where = (f"entry point {entry.name} = {entry.value!r} of "
-             f"{entry.dist.name if entry.dist else 'a distribution'}")
     if scheme in CLASHES:
-        raise AgentSpecError(f"agent spec {spec!r}: {scheme!r} is a built-in scheme, and the "
-                             f"{where} declares it too: the plugin must take another name")
+        raise AgentSpecError(f"agent spec {spec!r}: scheme {scheme!r} is {CLASHES[scheme]}; a "
+                             "plugin must take a name of its own")
+    entry = PLUGINS[scheme]
     try:
         loader = entry.load()
     except (ImportError, AttributeError) as exc:
-        raise AgentSpecError(f"agent spec {spec!r}: the {where} does not load ({exc})") from None
+        raise AgentSpecError(f"agent spec {spec!r}: the {_where(entry)} does not load "
+                             f"({exc})") from None
     if not callable(loader):
-        raise AgentSpecError(f"agent spec {spec!r}: the {where} is not callable")
+        raise AgentSpecError(f"agent spec {spec!r}: the {_where(entry)} is not callable")
     register_scheme(scheme, loader)
     del PLUGINS[scheme]
 

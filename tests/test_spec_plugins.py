@@ -166,3 +166,34 @@ except AgentSpecError as exc:
     assert done.returncode == 0, done.stderr
     assert "'cmd' is a built-in scheme" in done.stdout and "testbots" in done.stdout
     assert done.stdout.count("\n") == 1
+
+
+def test_two_packages_may_not_declare_one_scheme(tmp_path: Path) -> None:
+    first = fake_distribution(tmp_path / "a", {"testbots": "testbots:make"})
+    second = fake_distribution(tmp_path / "b", {"testbots": "testbots:make"}, name="otherbots")
+    code = """
+from pyanitsa.agents import AgentSpecError, make_agent
+try:
+    make_agent("testbots:strongest")
+except AgentSpecError as exc:
+    print(exc)
+"""
+    done = run_python(code, tmp_path, first, second)
+    assert done.returncode == 0, done.stderr
+    assert "scheme 'testbots' is declared by the entry point" in done.stdout
+    assert "of testbots and the entry point" in done.stdout and "of otherbots" in done.stdout
+
+
+def test_a_scheme_whose_module_does_not_import_is_one_line(tmp_path: Path) -> None:
+    site = fake_distribution(tmp_path / "site", {"testbots": "no_such_module:make"})
+    code = """
+from pyanitsa.agents import AgentSpecError, make_agent
+try:
+    make_agent("testbots:strongest")
+except AgentSpecError as exc:
+    print(exc)
+"""
+    done = run_python(code, tmp_path, site)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.count("\n") == 1
+    assert "'no_such_module:make' of testbots does not load" in done.stdout
