@@ -2,8 +2,11 @@
 ``my_package.my_module:MyAgent(depth=2)`` and ``scheme:argument`` (say, ``ppo:runs/x/model``).
 
 Built-in agents register a name with :func:`register`; other packages add a ``scheme:`` with
-:func:`register_scheme`. Parameters are Python literals; an unknown agent or parameter, or a
-value of the wrong type, raises :class:`AgentSpecError` naming it.
+:func:`register_scheme`, or declare it in their metadata: an entry point of the group
+``pyanitsa.agent_specs`` named for the scheme, imported only when a spec uses it
+(docs/plugins.md). :func:`make_agent` is that group's ``builtin`` entry, the resolver the core's
+``agent_from_spec`` (what the envs call) finds. Parameters are Python literals; an unknown
+agent or parameter, or a value of the wrong type, raises :class:`AgentSpecError` naming it.
 """
 
 from __future__ import annotations
@@ -17,11 +20,12 @@ import re
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
+from importlib.metadata import EntryPoint, entry_points
 from typing import Any, TypeVar
 
 from pyanitsa.agents.guard import AgentRaised, call_agent, exception_text
 from pyanitsa.errors import PyanitsaError, did_you_mean
-from pyanitsa.protocol import Agent, BaseAgent, set_spec_resolver
+from pyanitsa.protocol import SPEC_GROUP, SPEC_RESOLVER, Agent, BaseAgent
 
 
 class AgentSpecError(PyanitsaError):
@@ -51,6 +55,12 @@ class AgentInfo:
 
 REGISTRY: dict[str, AgentInfo] = {}
 SCHEMES: dict[str, Callable[..., Agent]] = {}
+PLUGINS: dict[str, EntryPoint] = {}
+"""Schemes other distributions declare in :data:`SPEC_GROUP`, not imported yet (a spec that
+uses one moves it to :data:`SCHEMES`)."""
+CLASHES: dict[str, str] = {}
+"""Schemes declared twice (by a distribution and pyanitsa, or by two distributions), with who
+declares them: a spec with one is an error rather than a quiet choice between the two."""
 
 A = TypeVar("A", bound=type)
 
@@ -73,7 +83,7 @@ def register_scheme(scheme: str, loader: Callable[..., Agent]) -> None:
 
 def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
     """Split a spec into its head and its keyword parameters."""
-    for scheme in SCHEMES:
+    for scheme in (*SCHEMES, *PLUGINS):
         if spec.startswith(scheme + ":"):
             rest = spec[len(scheme) + 1:]
             params: dict[str, Any] = {}
@@ -129,6 +139,8 @@ def make_agent(spec: str | Agent) -> Agent:
     _load_builtins()
     head, params = parse_spec(spec)
     scheme, sep, rest = head.partition(":")
+    if sep and (scheme in PLUGINS or scheme in CLASHES):
+        _load_plugin(scheme, spec)
     if sep and scheme in SCHEMES:
         factory: Callable[..., Agent] = lambda **kw: SCHEMES[scheme](rest, **kw)  # noqa: E731
         label = head
@@ -210,13 +222,52 @@ _LOADED = False
 
 
 def _load_builtins() -> None:
-    """Import the modules whose classes register themselves (once, lazily)."""
+    """Import the modules whose classes register themselves, and list the schemes other
+    distributions declare without importing them (once, lazily)."""
     global _LOADED
     if _LOADED:
         return
     _LOADED = True
     for name in BUILTIN_MODULES:
         importlib.import_module(name)
+    for entry in entry_points(group=SPEC_GROUP):
+        name = entry.name
+        if name == SPEC_RESOLVER:
+            continue
+        if name in SCHEMES:
+            CLASHES[name] = f"a built-in scheme, and the {_where(entry)} declares it too"
+        elif name in PLUGINS:
+            CLASHES[name] = f"declared by the {_where(PLUGINS.pop(name))} and the {_where(entry)}"
+        elif name not in CLASHES:
+            PLUGINS[name] = entry
+
+
+def _where(entry: EntryPoint) -> str:
+    dist = entry.dist.name if entry.dist else "an installed package"
+    return f"entry point {entry.name} = {entry.value!r} of {dist}"
+
+
+def _load_plugin(scheme: str, spec: str) -> None:
+    """Import the loader of a declared scheme and register it (its module's code runs now)."""
+    if scheme in CLASHES:
+        raise AgentSpecError(f"agent spec {spec!r}: scheme {scheme!r} is {CLASHES[scheme]}; a "
+                             "plugin must take a name of its own")
+    entry = PLUGINS[scheme]
+    try:
+        loader = entry.load()
+    except (ImportError, AttributeError) as exc:
+        raise AgentSpecError(f"agent spec {spec!r}: the {_where(entry)} does not load "
+                             f"({exc})") from None
+    if not callable(loader):
+        raise AgentSpecError(f"agent spec {spec!r}: the {_where(entry)} is not callable")
+    register_scheme(scheme, loader)
+    del PLUGINS[scheme]
+
+
+def declared_schemes() -> dict[str, EntryPoint]:
+    """The schemes other distributions declare and no spec has used yet."""
+    _load_builtins()
+    return dict(PLUGINS)
 
 
 def _import(module: str) -> Any:
@@ -274,5 +325,3 @@ def split_specs(text: str, *, allow_empty: bool = False) -> list[str]:
     if not allow_empty and any(not s for s in out):
         raise PyanitsaError(f"--agents {text!r}: an empty agent spec")
     return out
-
-set_spec_resolver(make_agent)  # the core's agent_from_spec (what the envs call) resolves here

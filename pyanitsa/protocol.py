@@ -12,16 +12,17 @@ dataclasses yield to ``object.__setattr__``) changes nothing but that view.
 
 The protocol lives in the core so that every layer that seats a player (the environments, the
 agents, the tournaments) shares it without importing another. Spec strings (``"descending"``)
-are names the agents layer defines: :func:`agent_from_spec` asks the resolver that layer
-installs (:func:`set_spec_resolver`); see docs/architecture.md for why.
+are names the agents layer defines: :func:`agent_from_spec` asks the resolver that an installed
+distribution declares in the entry-point group :data:`SPEC_GROUP`, and so names no package of
+ours; see docs/architecture.md for why.
 """
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cache
+from importlib.metadata import entry_points
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 import numpy as np
@@ -246,18 +247,22 @@ def check_game(agents: Sequence[object], rules: Rules, players: int) -> None:
 SpecResolver = Callable[[object], Agent]
 """Builds the agent a spec string names (:func:`pyanitsa.agents.make_agent`)."""
 
-SPEC_PROVIDER = "pyanitsa.agents"
-"""The package that installs the spec resolver when imported. The core never imports it for
-its own work: :func:`agent_from_spec` loads it only for a caller that passed a spec string
-before anything installed a resolver (``import pyanitsa.envs``, then
+SPEC_GROUP = "pyanitsa.agent_specs"
+"""The entry-point group of spec strings. Its entry named :data:`SPEC_RESOLVER` is the resolver
+(pyanitsa's own, ``pyanitsa.agents.specs:make_agent``, declared in pyproject.toml); every other
+entry adds a ``scheme:`` (its name) that the resolver serves. The core reads the group only for
+a caller that passed a spec string (``import pyanitsa.envs``, then
 ``gym.make(..., opponents="descending")``, in a fresh worker process too)."""
+
+SPEC_RESOLVER = "builtin"
+"""The name of the resolver's entry in :data:`SPEC_GROUP`."""
 
 _resolver: SpecResolver | None = None
 
 
-def set_spec_resolver(resolver: SpecResolver) -> None:
-    """Install the function that turns spec strings into agents (the agents layer does, on
-    import)."""
+def set_spec_resolver(resolver: SpecResolver | None) -> None:
+    """Install the function that turns spec strings into agents in place of the entry point's
+    (a program embedding its own names, a test); ``None`` goes back to the entry point."""
     global _resolver
     _resolver = resolver
 
@@ -267,8 +272,26 @@ def agent_from_spec(spec: object) -> Agent:
     is for the resolver to refuse, with its own message)."""
     if isinstance(spec, Agent):
         return spec
-    if _resolver is None:
-        importlib.import_module(SPEC_PROVIDER)  # installs the resolver
-    if _resolver is None:
-        raise PyanitsaError(f"agent spec {spec!r}: {SPEC_PROVIDER} installed no resolver")
-    return _resolver(spec)
+    resolver = _resolver or _installed_resolver(spec)
+    set_spec_resolver(resolver)
+    return resolver(spec)
+
+
+def _installed_resolver(spec: object) -> SpecResolver:
+    """The resolver the installed metadata declares; none (a stale editable install, say) or
+    two is an error naming the group."""
+    found = list(entry_points(group=SPEC_GROUP, name=SPEC_RESOLVER))
+    where = f"entry point {SPEC_RESOLVER!r} in group {SPEC_GROUP!r}"
+    if not found:
+        raise PyanitsaError(f"agent spec {spec!r}: no {where} is installed (reinstall "
+                            "pyanitsa: pip install -e .)")
+    if len(found) > 1:
+        names = ", ".join(sorted(e.dist.name if e.dist else e.value for e in found))
+        raise PyanitsaError(f"agent spec {spec!r}: {len(found)} distributions declare an "
+                            f"{where} ({names}); only pyanitsa's may")
+    (entry,) = found
+    try:
+        return entry.load()
+    except ImportError as exc:
+        raise PyanitsaError(f"agent spec {spec!r}: {where} ({entry.value}) does not load: "
+                            f"{exc}") from None

@@ -180,6 +180,32 @@ def test_help_lists_the_subcommands() -> None:
     assert "bench" not in listed  # benchmarks/run.py: benchmark code is not in the product
 
 
+def test_python_m_pyanitsa_and_python_m_pyanitsa_cli_are_one_command() -> None:
+    """``python -m pyanitsa`` runs the installed console script (the core names no module of
+    the CLI); ``python -m pyanitsa.cli`` runs the CLI package itself: the same output."""
+    via_core = run("--help")
+    direct = subprocess.run([sys.executable, "-m", "pyanitsa.cli", "--help"],
+                            capture_output=True, text=True, timeout=120)
+    assert via_core.returncode == direct.returncode == 0, direct.stderr
+    assert via_core.stdout == direct.stdout
+    assert "usage: pyanitsa" in direct.stdout
+
+
+def test_python_m_pyanitsa_without_the_console_script_is_one_line(monkeypatch, capsys) -> None:
+    import importlib
+    from importlib.metadata import PackageNotFoundError
+
+    entry = importlib.import_module("pyanitsa.__main__")
+
+    def missing(name: str):
+        raise PackageNotFoundError(name)
+
+    monkeypatch.setattr(entry, "distribution", missing)
+    assert entry.main() == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "'pyanitsa' console script" in err
+
+
 def test_simulate_with_agents_plays_the_referees_games(capsys: pytest.CaptureFixture[str]
                                                        ) -> None:
     from pyanitsa.agents import make_agent, play_game

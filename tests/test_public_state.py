@@ -19,7 +19,7 @@ INTERNALS = {"unknown", "seen", "judge"}
 
 def test_agents_and_envs_read_no_engine_internals() -> None:
     found = []
-    for folder in ("agents", "envs", "tournaments", "training"):
+    for folder in ("agents", "envs", "tournaments", "training", "cli"):
         for path in sorted((REPO_ROOT / folder).rglob("*.py")):
             tree = ast.parse(path.read_text(encoding="utf-8"))
             for node in ast.walk(tree):

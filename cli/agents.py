@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import inspect
 
-from pyanitsa.agents.specs import SCHEMES, builtin_agents
+from pyanitsa.agents.specs import SCHEMES, builtin_agents, declared_schemes
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -29,5 +29,9 @@ def run(args: argparse.Namespace) -> int:
         doc = " ".join((inspect.getdoc(loader) or "").split("\n\n")[0].split())
         print(f"{scheme}:ARG{extra}  [hand]")
         print(f"    {doc}")
+    for scheme, entry in sorted(declared_schemes().items()):  # listed, not imported
+        dist = f"{entry.dist.name} {entry.dist.version}" if entry.dist else "an installed package"
+        print(f"{scheme}:ARG  [declared by {dist}]")
+        print(f"    entry point {entry.value}, imported when a spec names it")
     print("user agents: package.module:Class or package.module:Class(key=value, ...)")
     return 0
