@@ -31,8 +31,13 @@ $(VENV)/.installed-demo: pyproject.toml
 lint: install
 	$(VENV)/bin/ruff check .
 
+# The docs examples (about 3 minutes, mostly waiting on subprocesses) run beside the rest of the
+# suite on the second core; their log is printed after, and either failing fails the target.
 test: lint
-	$(PY) -m pytest
+	@$(PY) -m pytest tests/test_docs_examples.py > .docs-examples.log 2>&1 & docs=$$!; \
+	$(PY) -m pytest --deselect tests/test_docs_examples.py; rest=$$?; \
+	wait $$docs; d=$$?; echo "--- docs examples (tests/test_docs_examples.py):"; \
+	cat .docs-examples.log; rm -f .docs-examples.log; exit $$(( rest || d ))
 
 demo: install-demo
 	$(VENV)/bin/pyanitsa tournament configs/tournaments/demo.yaml --overwrite
