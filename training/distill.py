@@ -60,11 +60,10 @@ def teacher_targets(avg: np.ndarray, counts: np.ndarray, order: np.ndarray) -> n
     mult, states = nk.multipliers(counts)
     left, s, last = counts.copy(), states - 1, nr
     out = np.empty((len(order), nr), np.float32)
+    p = np.empty(nr)
     for t, r in enumerate(order):
-        row = avg[s * (nr + 1) + last].astype(np.float64) * (left > 0)
-        if row.sum() <= 0:  # never reached by the teacher: a uniformly random card
-            row = left.astype(np.float64)
-        out[t] = row / row.sum()
+        nk.policy(avg, s * (nr + 1) + last, left, p)  # what sample_orders draws from
+        out[t] = p
         left[r] -= 1
         s -= mult[r]
         last = r

@@ -114,7 +114,7 @@ def train(cfg: TrainConfig, *, log: Any = None, resume: bool = False,
             if ckpt:
                 _restore(ckpt, venv, league, evaluator, checkpointer)
             if not distilled["done"]:
-                _distill(cfg, run, model, stop, log, save)
+                _distill(cfg, run, model, (rules, players), stop, log, save)
                 distilled["done"] = True
             if model.tensorboard_log is None:  # else SB3 makes an empty SB3-<time> temp folder
                 model.set_logger(Logger(folder=None, output_formats=[]))
@@ -228,19 +228,18 @@ def _build_model(cfg: TrainConfig, venv: Any, ckpt: dict[str, Any] | None) -> An
     policy: Any = "MlpPolicy"
     policy_kwargs: dict[str, Any] = {"net_arch": {"pi": p.net_arch, "vf": p.net_arch},
                                      "activation_fn": getattr(torch.nn, p.activation)}
-    if p.features == "last":
-        from pyanitsa.agents.policy_prior import LastPlayed
-        from pyanitsa.observation import TacticalLayout
-
-        policy_kwargs.update(LastPlayed.kwargs_for(TacticalLayout(*_env_game(cfg))))
-    if p.prior == "hand":
-        from pyanitsa.agents.policy_prior import PriorPolicy
+    if p.features == "last" or p.prior == "hand":
+        from pyanitsa.agents.policy_prior import LastPlayed, PriorPolicy
         from pyanitsa.observation import TacticalLayout
 
         probe = venv.envs[0].unwrapped if hasattr(venv, "envs") else None
-        rules, players = (probe.rules, probe.players) if probe is not None else _env_game(cfg)
-        policy = PriorPolicy
-        policy_kwargs.update(PriorPolicy.kwargs_for(TacticalLayout(rules, players)))
+        layout = TacticalLayout(*((probe.rules, probe.players) if probe is not None
+                                  else _env_game(cfg)))
+        if p.features == "last":
+            policy_kwargs.update(LastPlayed.kwargs_for(layout))
+        if p.prior == "hand":
+            policy = PriorPolicy
+            policy_kwargs.update(PriorPolicy.kwargs_for(layout))
     return Algo(policy, venv, learning_rate=lr, n_steps=p.n_steps,
                 batch_size=p.batch_size, n_epochs=p.n_epochs, gamma=p.gamma,
                 gae_lambda=p.gae_lambda, clip_range=p.clip_range, ent_coef=p.ent_at(0.0),
@@ -249,15 +248,15 @@ def _build_model(cfg: TrainConfig, venv: Any, ckpt: dict[str, Any] | None) -> An
                 policy_kwargs=policy_kwargs)
 
 
-def _distill(cfg: TrainConfig, run: Path, model: Any, stop: Any, log: Any, save: Any) -> None:
+def _distill(cfg: TrainConfig, run: Path, model: Any, game: tuple[Any, int], stop: Any,
+             log: Any, save: Any) -> None:
     """The ``distill:`` phase; a stop in it saves a checkpoint (the teacher data and the fit's
     last epoch are on disk), and ``--resume`` continues it."""
     from pyanitsa.training import checkpoint as ck
     from pyanitsa.training.distill import DistillStopped, distill
 
-    rules, players = _env_game(cfg)
     try:
-        distill(model.policy, rules, players, cfg.distill.model_dump(), run, stop,
+        distill(model.policy, *game, cfg.distill.model_dump(), run, stop,
                 cfg.progress, log)
     except DistillStopped:
         raise ck.TrainingStopped(stop["signum"], 0, save()) from None
