@@ -29,8 +29,8 @@ import numpy as np
 
 from pyanitsa.agents.lazy import lazy_module
 from pyanitsa.agents.search import cards_for_ranks
-from pyanitsa.agents.specs import register
-from pyanitsa.agents.warm import FallingBack, dummy_decision
+from pyanitsa.agents.specs import make_agent, register
+from pyanitsa.agents.warm import FallingBack, dummy_decision, warm_agent
 from pyanitsa.cards import Card
 from pyanitsa.protocol import BaseAgent, HandView, Mix
 from pyanitsa.ranks import rank_table
@@ -87,6 +87,49 @@ def _solve(rules: Rules, c0: tuple[int, ...], c1: tuple[int, ...], iterations: i
     return DealStrategy(counts, (avg[0], avg[1]), iterations, time.perf_counter() - start)
 
 
+MODEL_SAMPLES = 128
+"""Calls of the opponent model whose orders give its marginals (when it lists no mix)."""
+MODEL_STREAM = 0x4E52_4E52
+"""Seeds the model's generators with the two hands: the model's orders, and so the response,
+are a pure function of the deal (cached for both seatings of a duplicate pair)."""
+
+
+def model_marginals(rules: Rules, model: Any, mine: HandView, samples: int
+                    ) -> tuple[np.ndarray, np.ndarray]:
+    """The pair marginals of ``model`` holding the cards ``mine`` does not hold."""
+    from pyanitsa.agents.exploit import rank_mix, sampled_mix
+    from pyanitsa.agents.search import unseen_cards
+    from pyanitsa.protocol import view_for
+
+    theirs = view_for(rules, 1 - mine.seat, 2, unseen_cards(mine), 0)
+    listed = model.mix(theirs) if hasattr(model, "mix") else None
+    if listed:
+        mix = rank_mix(theirs, listed)
+    else:
+        key = [MODEL_STREAM, *hand_counts(rules, mine.hand_ranks()).tolist(), *mine.unseen]
+        gens = [np.random.default_rng([*key, k]) for k in range(samples)]
+        mix = sampled_mix(model, theirs, gens)
+    end = min(mine.hand_size, len(theirs.hand))
+    return nk.model_marginals(mix.orders.astype(np.int64), mix.probs,
+                              rank_table(rules).num_ranks, end)
+
+
+def respond(rules: Rules, mine: np.ndarray, theirs: np.ndarray, iterations: int,
+            model: tuple[np.ndarray, np.ndarray], confidence: float) -> DealStrategy:
+    """The restricted Nash response of the hand ``mine`` (seat 0 of the result) to an opponent
+    that plays the marginals ``model`` with probability ``confidence`` and anything otherwise
+    (:func:`pyanitsa.agents.nash_kernels.cfr_plus`); seat 1 holds the adversary's strategy."""
+    start = time.perf_counter()
+    table = rank_table(rules)
+    counts = (np.asarray(mine, np.int64), np.asarray(theirs, np.int64))
+    avg = tuple(np.zeros((int(nk.multipliers(c)[1]) * (table.num_ranks + 1), table.num_ranks),
+                         np.float32) for c in counts)
+    cmp = kernels.cmp_table(table).astype(np.int64)
+    nk.cfr_plus(counts[0], counts[1], cmp, -1 if rules.misere else 1, iterations, *avg,
+                float(confidence), model, 0.0, None)
+    return DealStrategy(counts, (avg[0], avg[1]), iterations, time.perf_counter() - start)
+
+
 def states_of(counts: np.ndarray) -> int:
     out = 1
     for c in counts:
@@ -102,12 +145,31 @@ class NashAgent(FallingBack, BaseAgent):
 
     Parameters: ``iterations`` CFR+ iterations per deal; ``max_states`` sub-multisets of a hand
     it solves up to; ``fallback`` the agent spec it uses otherwise.
+
+    With ``model`` (an agent spec) and ``confidence`` ``p`` it plays the *restricted Nash
+    response* instead: the strategy that scores best against an opponent who plays ``model``
+    with probability ``p`` and a best response to it otherwise. ``p = 0`` is the equilibrium,
+    ``p = 1`` a best response to the model; in between it gains against the model at a small,
+    bounded cost in exploitability (BENCHMARKS.md, "Strength"). The model's orders come from its
+    listed mix, or ``model_samples`` calls seeded by the deal.
     """
 
     def __init__(self, *, iterations: int = DEFAULT_ITERATIONS,
-                 max_states: int = DEFAULT_MAX_STATES, fallback: str = "random") -> None:
-        if iterations < 1 or max_states < 1:
-            raise ValueError("iterations and max_states must be at least 1")
+                 max_states: int = DEFAULT_MAX_STATES, fallback: str = "random",
+                 model: str | None = None, confidence: float = 0.0,
+                 model_samples: int = MODEL_SAMPLES) -> None:
+        if iterations < 1 or max_states < 1 or model_samples < 1:
+            raise ValueError("iterations, max_states and model_samples must be at least 1")
+        if not 0.0 <= confidence <= 1.0:
+            raise ValueError(f"confidence={confidence!r}: a probability, from 0 to 1")
+        if (model is None) != (confidence == 0.0):
+            raise ValueError("model and confidence go together: name the model the opponent "
+                             "is expected to play and how often (0 < confidence <= 1)")
+        self.model_spec = model
+        self.model = make_agent(model) if model is not None else None
+        self.confidence = float(confidence)
+        self.model_samples = model_samples
+        self._responses: dict[tuple[Any, ...], DealStrategy] = {}
         self.iterations = iterations
         self.max_states = max_states
         self.fallback_spec = fallback
@@ -118,12 +180,16 @@ class NashAgent(FallingBack, BaseAgent):
         if rules.mode != "tactical":
             return
         self.warm_fallback(rules, players)
+        if self.model is not None:
+            warm_agent(self.model, rules, players)
         dummy_decision(self.lite(), rules, players)
 
     def lite(self) -> NashAgent:
         """One CFR+ iteration: the same kernels, a few milliseconds."""
-        lite = NashAgent(iterations=1, max_states=self.max_states, fallback=self.fallback_spec)
+        lite = NashAgent(iterations=1, max_states=self.max_states, fallback=self.fallback_spec,
+                         model=self.model_spec, confidence=self.confidence, model_samples=1)
         lite._fallback = self.fallback
+        lite.model = self.model  # the warmed one
         return lite
 
     def why_not(self, view: HandView) -> str | None:
@@ -142,8 +208,18 @@ class NashAgent(FallingBack, BaseAgent):
     def strategy(self, view: HandView) -> tuple[DealStrategy, int]:
         """The solved deal and my seat in it."""
         mine = hand_counts(view.rules, view.hand_ranks())
-        deal = solve(view.rules, mine, np.array(view.unseen, np.int64), self.iterations)
-        return deal, deal.seat_of(mine)
+        theirs = np.array(view.unseen, np.int64)
+        if self.model is None:
+            deal = solve(view.rules, mine, theirs, self.iterations)
+            return deal, deal.seat_of(mine)
+        key = (view.rules, tuple(mine.tolist()), tuple(theirs.tolist()))
+        if key not in self._responses:
+            marg = model_marginals(view.rules, self.model, view, self.model_samples)
+            if len(self._responses) >= 8:
+                self._responses.pop(next(iter(self._responses)))
+            self._responses[key] = respond(view.rules, mine, theirs, self.iterations, marg,
+                                           self.confidence)
+        return self._responses[key], 0
 
     def order_hand(self, view: HandView, rng: np.random.Generator) -> list[Card]:
         start = time.perf_counter()

@@ -253,9 +253,43 @@ def backward(reg, nr, n, states, mult, tables, end, m, sgn, value, imm):
 
 
 @njit(cache=True)
-def cfr_plus(c0, c1, cmp, sgn, iters, avg0, avg1):
+def model_marginals(orders, probs, nr, end):
+    """The pair marginals ``one[t, y]`` and ``two[t, l, y]`` of a distribution over orders
+    (``orders[k]`` with ``probs[k]``), as :func:`forward` computes them of a strategy."""
+    one = np.zeros((end, nr))
+    two = np.zeros((end, nr + 1, nr))
+    for k in range(orders.shape[0]):
+        w = probs[k]
+        for t in range(end):
+            y = orders[k, t]
+            one[t, y] += w
+            if t > 0:
+                two[t, orders[k, t - 1], y] += w
+    return one, two
+
+
+@njit(cache=True)
+def blend(one, two, p, m_one, m_two, out_one, out_two):
+    """``(1 - p)`` of the learned seat's marginals plus ``p`` of a fixed model's."""
+    if p <= 0.0:
+        out_one[:] = one
+        out_two[:] = two
+    else:
+        out_one[:] = (1.0 - p) * one + p * m_one
+        out_two[:] = (1.0 - p) * two + p * m_two
+
+
+@njit(cache=True)
+def cfr_plus(c0, c1, cmp, sgn, iters, avg0, avg1, p0=0.0, m1=None, p1=0.0, m0=None):
     """``iters`` CFR+ iterations on the deal where seat 0 holds ``c0`` cards of each rank and
-    seat 1 ``c1``; the average strategies accumulate into ``avg0`` and ``avg1``."""
+    seat 1 ``c1``; the average strategies accumulate into ``avg0`` and ``avg1``.
+
+    With ``p0 > 0`` seat 0 learns against a seat 1 that plays the fixed model ``m1`` (its pair
+    marginals, :func:`model_marginals`) with probability ``p0`` and seat 1's learned strategy
+    otherwise, while seat 1 still learns against seat 0 alone: seat 0's average is then the
+    *restricted Nash response* to ``m1`` with confidence ``p0`` (Johanson, Zinkevich & Bowling
+    2008), the strategy that gains most against the model among those a best response can
+    exploit least. ``p1`` and ``m0`` are the same for seat 1; both zero is plain CFR+."""
     nr = c0.shape[0]
     n0 = int(c0.sum())
     n1 = int(c1.sum())
@@ -274,13 +308,19 @@ def cfr_plus(c0, c1, cmp, sgn, iters, avg0, avg1):
     two0 = np.zeros((end, nr + 1, nr))
     one1 = np.zeros((end, nr))
     two1 = np.zeros((end, nr + 1, nr))
+    seen_one = np.zeros((end, nr))
+    seen_two = np.zeros((end, nr + 1, nr))
+    m0_one, m0_two = (m0[0], m0[1]) if m0 is not None else (seen_one, seen_two)
+    m1_one, m1_two = (m1[0], m1[1]) if m1 is not None else (seen_one, seen_two)
     imm = np.zeros((end, nr + 1, nr))
     forward(reg0, avg0, 0.0, nr, mult0, st0, tab0, end, reach0, one0, two0)
     for it in range(iters):
         w = float(it + 1)
         forward(reg1, avg1, w, nr, mult1, st1, tab1, end, reach1, one1, two1)
-        immediate(one1, two1, cmp, sgn, end, nr, imm)
+        blend(one1, two1, p0, m1_one, m1_two, seen_one, seen_two)
+        immediate(seen_one, seen_two, cmp, sgn, end, nr, imm)
         backward(reg0, nr, n0, st0, mult0, tab0, end, n1, sgn, value0, imm)
         forward(reg0, avg0, w, nr, mult0, st0, tab0, end, reach0, one0, two0)
-        immediate(one0, two0, cmp, sgn, end, nr, imm)
+        blend(one0, two0, p1, m0_one, m0_two, seen_one, seen_two)
+        immediate(seen_one, seen_two, cmp, sgn, end, nr, imm)
         backward(reg1, nr, n1, st1, mult1, tab1, end, n0, sgn, value1, imm)

@@ -132,6 +132,34 @@ def test_teacher_data_is_the_same_with_any_number_of_workers(tmp_path: Path) -> 
     assert not np.array_equal(load_teacher_data(tmp_path / "a", 4)["obs"], two["obs"])
 
 
+def test_a_model_teaches_one_seat_a_deal_its_restricted_nash_response() -> None:
+    """With ``model``, deal ``i`` teaches seat ``i % 2`` alone, and what it teaches is what the
+    ``nash(model=..., confidence=...)`` agent plays there."""
+    from pyanitsa.agents import make_agent
+    from pyanitsa.dealing import deal
+    from pyanitsa.protocol import hand_view
+    from pyanitsa.rng import Rng, derive_seed
+
+    cfg = {**TEACHER, "model": "tie_aware", "confidence": 0.3}
+    data = teacher_chunk(RULES, cfg, 0)
+    assert len(data["tgt"]) == 4 * 1 * 2 * LAYOUT.hand_size
+    agent = make_agent('nash(model="tie_aware", confidence=0.3, iterations=3)')
+    plain = teacher_chunk(RULES, TEACHER, 0)
+    for i in range(4):
+        hands = deal(RULES, 2, Rng(derive_seed(TEACHER["seed"], i))).seats
+        strat, side = agent.strategy(hand_view(RULES, i % 2, hands, 0))
+        avg, counts = strat.avg[side], strat.counts[side]
+        root = np.empty(LAYOUT.ranks)
+        nk.policy(avg, (nk.multipliers(counts)[1] - 1) * (LAYOUT.ranks + 1) + LAYOUT.ranks,
+                  counts, root)
+        first = np.flatnonzero(data["deal"] == i)[0]
+        np.testing.assert_allclose(data["tgt"][first], root, rtol=1e-6)
+        # the seat is in the observation: the model's seat differs from the plain teacher's
+        mine = np.flatnonzero(plain["deal"] == i)[(i % 2) * 2 * LAYOUT.hand_size]
+        np.testing.assert_array_equal(data["obs"][first], plain["obs"][mine])
+        assert not np.allclose(data["tgt"][first], plain["tgt"][mine])
+
+
 def _fit(data: dict, state: Path, stop: dict) -> tuple[list, dict]:
     th.manual_seed(0)
     policy = build_policy(_meta())

@@ -247,6 +247,11 @@ class DistillConfig(_Model):
     """Orders drawn from each seat's solved strategy; every position of each is a decision."""
     iterations: int = Field(100, ge=1)
     """CFR+ iterations a deal (``nash(iterations=...)``)."""
+    model: str | None = None
+    """An agent spec: the teacher is then ``nash(model=..., confidence=...)``, the restricted
+    Nash response to it, solved for seat ``i % 2`` of deal ``i`` alone (one solve a deal)."""
+    confidence: float = Field(0.0, ge=0, le=1)
+    """How often the teacher expects the opponent to play ``model`` (0 without one)."""
     seed: int = Field(777, ge=0, le=2**63 - 1)
     """Deal ``i`` of the teacher data is ``derive_seed(seed, i)`` (not an evaluation seed)."""
     workers: int = Field(2, ge=1, le=64)
@@ -255,6 +260,15 @@ class DistillConfig(_Model):
     lr: float = Field(2e-3, gt=0)
     """Adam's peak learning rate (one-cycle schedule)."""
     batch_size: int = Field(1024, ge=1)
+
+    @model_validator(mode="after")
+    def _teacher(self) -> DistillConfig:
+        if self.model is not None or self.confidence:
+            try:
+                make_agent(f"nash(model={self.model!r}, confidence={self.confidence})")
+            except ValueError as exc:
+                raise ValueError(str(exc)) from None
+        return self
 
 
 class TrainConfig(_Model):

@@ -6,7 +6,8 @@ across deals, in one forward pass per card:
 
 1. **Teacher data** (``teacher/cNNN.npz`` in the run folder, :data:`CHUNK` deals a file). Deal
    ``i`` is ``deal(rules, 2, Rng(derive_seed(seed, i)))``; the teacher's strategy is solved for
-   both seats; ``samples`` orders are drawn from each seat's strategy (generator
+   both seats (or, with ``model``, the restricted Nash response to that agent for seat
+   ``i % 2``: :func:`teacher_strategies`); ``samples`` orders are drawn from each seat's strategy (generator
    ``derive_seed(seed, i, 1)``) and, at every position of each, the observation the seat would
    see and the teacher's distribution over the next rank are kept. A file is written atomically
    once complete, so a stop loses at most the chunks in progress and ``--resume`` makes only
@@ -70,24 +71,41 @@ def teacher_targets(avg: np.ndarray, counts: np.ndarray, order: np.ndarray) -> n
     return out
 
 
+def teacher_strategies(rules: Rules, dcfg: Mapping[str, Any], hands: Any, counts: list,
+                       i: int, model: Any) -> list[tuple[int, np.ndarray, np.ndarray]]:
+    """``(seat, strategy, counts)`` of each seat deal ``i`` teaches: both seats of one ``nash``
+    solve, or, with a ``model``, seat ``i % 2`` alone, the restricted Nash response to it."""
+    from pyanitsa.agents import nash
+    from pyanitsa.protocol import hand_view
+
+    if model is None:
+        strat = nash.solve(rules, counts[0], counts[1], dcfg["iterations"])
+        return [(seat, strat.avg[side], strat.counts[side])
+                for seat in (0, 1) for side in (strat.seat_of(counts[seat]),)]
+    seat = i % 2
+    marg = nash.model_marginals(rules, model, hand_view(rules, seat, hands, 0),
+                                nash.MODEL_SAMPLES)
+    strat = nash.respond(rules, counts[seat], counts[1 - seat], dcfg["iterations"], marg,
+                         dcfg["confidence"])
+    return [(seat, strat.avg[0], strat.counts[0])]
+
+
 def teacher_chunk(rules: Rules, dcfg: Mapping[str, Any], c: int) -> dict[str, np.ndarray]:
     """The observations, masks and teacher distributions of deals ``c*CHUNK`` to the next."""
-    from pyanitsa.agents import nash
     from pyanitsa.agents import nash_kernels as nk
+    from pyanitsa.agents.specs import make_agent
 
     table = rank_table(rules)
     lay = TacticalLayout(rules, 2)
     seed, k = dcfg["seed"], dcfg["samples"]
+    model = make_agent(dcfg["model"]) if dcfg.get("model") else None
     obs, masks, tgt, deals = [], [], [], []
     for i in range(c * CHUNK, min((c + 1) * CHUNK, int(dcfg["deals"]))):
         hands = deal(rules, 2, Rng(derive_seed(seed, i))).seats
         cnt = [np.bincount([table.rank_of[x] for x in h], minlength=lay.ranks).astype(np.int64)
                for h in hands]
-        strat = nash.solve(rules, cnt[0], cnt[1], dcfg["iterations"])
         rng = np.random.default_rng(derive_seed(seed, i, 1))
-        for seat in (0, 1):
-            side = strat.seat_of(cnt[seat])
-            avg, counts = strat.avg[side], strat.counts[side]
+        for seat, avg, counts in teacher_strategies(rules, dcfg, hands, cnt, i, model):
             for order in nk.sample_orders(avg, counts, rng.random((k, len(hands[seat])))):
                 view = TacticalSeat(lay)
                 view.deal(seat, hands[seat])
@@ -150,14 +168,14 @@ def make_teacher_data(folder: Path, rules_options: dict[str, Any], dcfg: Mapping
         bar.close()
 
 
-TEACHER_KEYS = ("deals", "samples", "iterations", "seed")
+TEACHER_KEYS = ("deals", "samples", "iterations", "seed", "model", "confidence")
 """What a chunk's bytes depend on (with the rules): the teacher folder is made anew if they
 change."""
 
 
 def _same_teacher(folder: Path, rules_options: dict[str, Any], dcfg: Mapping[str, Any]) -> None:
     """Keep the chunks only if they were made for these rules and these :data:`TEACHER_KEYS`."""
-    want = {"rules": rules_options, **{k: dcfg[k] for k in TEACHER_KEYS}}
+    want = {"rules": rules_options, **{k: dcfg.get(k) for k in TEACHER_KEYS}}
     meta = folder / "teacher.json"
     if meta.exists() and json.loads(meta.read_text(encoding="utf-8")) == want:
         return
