@@ -137,6 +137,12 @@ def main(argv: list[str] | None = None) -> int:
     if args.quick:
         args.deals, args.samples, args.fresh = 3, 8, 16
         args.pairs = args.slow_pairs = args.br_pairs = 4
+    try:  # a bad spec is one line, before any work
+        from pyanitsa.agents import make_agent
+
+        make_agent(args.policy)
+    except ValueError as exc:
+        p.error(f"--policy: {exc}")
     only = args.only or ["exploit", "untrained", "duel"]
     out: dict[str, Any] = {"policy": args.policy, "seed": args.seed}
     if "exploit" in only:

@@ -61,7 +61,10 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--plot", type=Path)
     args = p.parse_args(argv)
     rules = preset("tactical")
-    model = make_agent(args.model)
+    try:  # a bad spec is one line, before any work
+        model = make_agent(args.model)
+    except ValueError as exc:
+        p.error(f"--model: {exc}")
     rows = []
     for conf in args.confidence or [0.0, 0.1, 0.2, 0.3, 0.5]:
         spec = ("nash" if conf == 0 else
