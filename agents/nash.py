@@ -13,6 +13,9 @@ the same best response and the same samples as uniform ``random``, is several ti
 ``random``'s (BENCHMARKS.md, "Strength"). On tiny deals, where ``solve`` is exact, :meth:`mix`
 lists the whole distribution and its exploitability and value are exact.
 
+With ``model`` and ``confidence`` it plays the restricted Nash response to that agent instead
+(:func:`respond`): the most it can take from the model at a bounded cost in exploitability.
+
 Falls back (and says why in :attr:`NashAgent.last_info`) with more than two players, with
 cards set aside, or when a hand has more than ``max_states`` sub-multisets (memory grows with
 it: about ``36 * max_states * ranks`` bytes a seat).

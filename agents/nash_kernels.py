@@ -20,6 +20,11 @@ seat's marginals gives the values and the counterfactual regrets. Regret matchin
 alternating updates and linearly weighted averaging (CFR+, Tammelin 2014) then converges in a
 few hundred iterations. The true game (every tie run, the split on the last card) is what
 ``pyanitsa exploit`` measures the result on.
+
+**Restricted Nash responses.** Because a seat's payoff depends on the other seat only through
+those marginals, an opponent model enters the same passes as its marginals
+(:func:`model_marginals` of its orders), blended into what one seat learns against
+(:func:`cfr_plus`'s ``p0, m1``).
 """
 
 from __future__ import annotations
