@@ -30,15 +30,18 @@ class HuntError(PyanitsaError, ValueError):
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "hunt", help="search two-player classic deals for record games and cycles",
-        description="Search two-player classic deals for long games and cycles: chains of "
-                    "deals that move to a neighbour (one to three card swaps, between or "
-                    "within the stacks) whose game is at least as long, restarting from a "
-                    "random deal when stuck or after a cycle. Every new longest game and every "
+        description="Search two-player classic deals for long games and cycles. --method "
+                    "climb: chains of deals that move to a neighbour (one to three card "
+                    "swaps, between or within the stacks) whose game is at least as long, "
+                    "restarting from a random deal when stuck or after a cycle. --method "
+                    "blocks: random compositions of cycling block pairs (small pieces of both "
+                    "stacks whose rounds never reach into the next piece and rebuild it), "
+                    "deals that cycle from their first round. Every new longest game and every "
                     "cycle is stored in --output DIR (SQLite) with its replayable record; "
                     "--export writes them for pyanitsa replay --check.",
         epilog="examples:\n"
                "  pyanitsa hunt --deck 32 --set pickup_order=natural \\\n"
-               "      --set dispute_exhausted=discard --target cycle --output h32 --minutes 10\n"
+               "      --set dispute_exhausted=discard --target cycle --output h32\n"
                "  pyanitsa hunt --output h32 --resume --minutes 10   # rules from the store\n"
                "  pyanitsa hunt --output h32 --export finds.jsonl\n"
                "  pyanitsa replay --check finds.jsonl")
@@ -46,6 +49,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--target", choices=("longest", "cycle"), default="longest",
                    help="longest (default): hunt records for the whole budget; cycle: stop at "
                         "the first cycle")
+    p.add_argument("--method", choices=("climb", "blocks"), default=None,
+                   help="climb: local search on game length (the default for --target "
+                        "longest); blocks: compositions of cycling block pairs (the default "
+                        "for --target cycle; two players, dispute: one_up)")
     p.add_argument("--backend", choices=("local", "ray"), default="local",
                    help="local threads (default); ray is not built yet")
     p.add_argument("--output", metavar="DIR", required=True,
@@ -91,11 +98,15 @@ def run(args: argparse.Namespace) -> int:
         rules = rules_from_args(args)
         config = {"seed": 0 if args.seed is None else args.seed, "chains": args.chains,
                   "proposals": args.proposals, "patience": args.patience}
+        method = args.method or ("blocks" if args.target == "cycle" else "climb")
+        if method != "climb":  # a climbing hunt's config is what it was before methods
+            config["method"] = method
     from pyanitsa.batch import set_workers
     from pyanitsa.batch.hunt import Hunt
 
     hunt = Hunt(rules, chains=config["chains"], proposals=config["proposals"],
-                patience=config["patience"])  # refuses rules it cannot hunt, before any file
+                patience=config["patience"], method=config.get("method", "climb"))
+    # Hunt refused the rules it cannot hunt, before any file
     set_workers(args.workers)
     store = HuntStore(args.output, rules, config, resume=args.resume)
     try:
@@ -125,6 +136,9 @@ def _stored(path: Path, args: argparse.Namespace) -> tuple[Any, dict[str, Any]]:
     for key, value in given.items():
         if value != defaults[key] and value != config[key]:
             raise HuntError(f"--{key}: {path.parent} was started with {key}={config[key]}")
+    method = config.get("method", "climb")
+    if args.method is not None and args.method != method:
+        raise HuntError(f"--method: {path.parent} was started with method={method}")
     if args.preset or args.deck or args.options or args.rules_file or args.mode:
         rules = rules_from_args(args)
         if rules != rules_from_key(meta["rules"]):

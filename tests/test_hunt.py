@@ -53,6 +53,58 @@ def test_finds_a_cycle_that_replays_with_its_period(tmp_path, capsys):
     assert "cycles: " in capsys.readouterr().out
 
 
+def test_the_cycle_hunt_finds_a_32_card_natural_cycle_of_period_48(tmp_path, capsys):
+    """Mathieu & Delahaye's 32-card cycle: period 48, here from the first round of a deal."""
+    out = tmp_path / "h"
+    assert hunt("--deck", "32", "--set", "pickup_order=natural", "--target", "cycle",
+                "--deals", "256", "--seed", "1", "--output", str(out)) == 0
+    cycles = [f for f in finds(out) if f["kind"] == "cycle"]
+    assert cycles
+    for c in cycles[:20]:
+        record = Record.from_json(c["record"])
+        assert [len(s) for s in record.seats] == [16, 16]
+        assert sorted(card for s in record.seats for card in s) == list(range(32))
+        result = record.play()
+        assert (result.outcome.value, result.cycle_length, result.cycle_start) == \
+            ("cycle", 48, 0)
+        assert (c["period"], c["start"]) == (48, 0)
+    export = tmp_path / "finds.jsonl"
+    assert hunt("--output", str(out), "--export", str(export)) == 0
+    capsys.readouterr()
+    assert main(["replay", "--check", str(export)]) == 0
+    assert "all match" in capsys.readouterr().err
+
+
+def test_every_cycling_pair_comes_back_and_its_blocks_never_meet_others():
+    """Each listed pair, played alone by the reference engine, stands again as itself after
+    its steps; and two of them stacked one after the other cycle as the module says."""
+    from pyanitsa.batch.blocks import pair_library
+    from pyanitsa.batch.encode import params
+    from pyanitsa.classic import ClassicGame
+    from pyanitsa.rules import Rules
+    rules = Rules.from_options({"pickup_order": "natural", "dispute_exhausted": "discard"},
+                               deck="ranks=8,suits=8")
+    pats, steps, rounds = pair_library(params(rules), 4, 4, 5, 4, 1 << 10)
+    assert len(pats) == 36 and set(steps.tolist()) == {4}
+    assert set(rounds.tolist()) == {12}
+
+    def cards(ranks, shift, suit):  # distinct ids: rank r + shift, suits from ``suit`` on
+        return [int(r + shift) * 8 + suit + i for i, r in enumerate(ranks)]
+
+    for p, r in zip(pats, rounds, strict=True):
+        game = ClassicGame(rules, [cards(p[:4], 0, 0), cards(p[4:], 0, 4)])
+        start = game.key()
+        for _ in range(r):
+            game.play_round()
+        assert game.key() == start
+    a, b = pats[0], pats[-1]  # a's ranks 0..2, b's moved up to 3..7: they never meet
+    assert a.max() < 3
+    game = ClassicGame(rules, [cards(a[:4], 0, 0) + cards(b[:4], 3, 0),
+                               cards(a[4:], 0, 4) + cards(b[4:], 3, 4)])
+    result = game.play()
+    assert (result.outcome.value, result.cycle_start, result.cycle_length) == ("cycle", 0, 24)
+
+
 def test_every_stored_find_replays_with_pyanitsa_replay(tmp_path, capsys):
     out = tmp_path / "h"
     assert hunt(*NATURAL_44, "--deals", "3000", "--seed", "5", "--output", str(out)) == 0
@@ -96,6 +148,9 @@ def test_the_same_seed_hunts_the_same_and_another_seed_differently(tmp_path):
     (["--preset", "tactical"], "mode: hunt plays classic deals"),
     (["--backend", "ray"], "--backend ray: not built yet"),
     (["--resume"], "holds no hunt"),
+    (["--deck", "52", "--set", "pickup_order=natural", "--target", "cycle"],
+     "no composition of the"),
+    (["--deck", "32", "--set", "dispute=down_up", "--method", "blocks"], "dispute: down_up"),
     (["--seed", "-1"], "--seed"),
 ])
 def test_bad_input_is_one_line_and_exit_2(tmp_path, capsys, argv, message):
