@@ -18,6 +18,7 @@ reach a 32-card cycle in 10^8 deals (docs/research.md); compositions do in secon
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -35,7 +36,7 @@ from pyanitsa.batch.classic import (
     play_any,
 )
 from pyanitsa.batch.encode import CAPPED, CYCLE, R_CLEN, R_CSTART, params, ring_size, strength_table
-from pyanitsa.errors import InvalidRulesError
+from pyanitsa.errors import InvalidRulesError, PyanitsaError
 from pyanitsa.records import Record
 from pyanitsa.rules import Rules
 
@@ -106,15 +107,23 @@ class HuntState:
     cycles: set[str] = field(default_factory=set)
     """The deals of the cycles found (JSON), so each is stored once."""
 
-    def to_json(self) -> dict[str, Any]:
-        return {"rng": self.rng, "deals": self.deals.tolist(), "fitness": self.fitness.tolist(),
-                "stale": self.stale.tolist(), "played": self.played, "best": self.best}
+    def to_json(self, *, with_cycles: bool = False) -> dict[str, Any]:
+        """The state as JSON; ``with_cycles`` adds the cycles' deals (one searcher of several:
+        the store's finds are all searchers')."""
+        obj = {"rng": self.rng, "deals": self.deals.tolist(), "fitness": self.fitness.tolist(),
+               "stale": self.stale.tolist(), "played": self.played, "best": self.best}
+        if with_cycles:
+            obj["cycles"] = sorted(self.cycles)
+        return obj
 
     @classmethod
-    def from_json(cls, obj: dict[str, Any], cycles: set[str]) -> HuntState:
-        return cls(obj["rng"], np.array(obj["deals"], dtype=np.int64),
+    def from_json(cls, obj: dict[str, Any], cycles: set[str] | None = None) -> HuntState:
+        """A state from :meth:`to_json`; ``cycles`` when the JSON has none."""
+        known = set(obj["cycles"]) if "cycles" in obj else set(cycles or ())
+        deals = np.array(obj["deals"], dtype=np.int64)
+        return cls(obj["rng"], deals if deals.size else deals.reshape(0, 0),
                    np.array(obj["fitness"], dtype=np.int64),
-                   np.array(obj["stale"], dtype=np.int64), obj["played"], obj["best"], cycles)
+                   np.array(obj["stale"], dtype=np.int64), obj["played"], obj["best"], known)
 
 
 def length_key(rounds: np.ndarray, showdowns: np.ndarray) -> np.ndarray:
@@ -167,8 +176,11 @@ class Hunt:
         """Deals played per generation."""
         return self.chains * self.proposals
 
-    def start(self, seed: int) -> HuntState:
-        rng = np.random.Generator(np.random.PCG64(seed))
+    def start(self, seed: int, searcher: int = 0) -> HuntState:
+        """A new search; searcher ``i > 0`` of several draws from its own stream of ``seed``
+        (searcher 0's is the single hunt's)."""
+        bits = np.random.PCG64(seed if searcher == 0 else np.random.SeedSequence([seed, searcher]))
+        rng = np.random.Generator(bits)
         chains = self.chains if self.composer is None else 0
         deals = np.array([rng.permutation(self.n) for _ in range(chains)],
                          dtype=np.int64).reshape(chains, self.n)
@@ -266,3 +278,32 @@ class Hunt:
     def record(self, found: Found) -> Record:
         """The replayable record of a find."""
         return Record(self.rules, found.deal, dealer=self.dealer)
+
+    def rows(self, finds: list[Found]) -> list[tuple[Any, ...]]:
+        """The hunt store's rows of ``finds``, each replayed by the reference engine first."""
+        rows = []
+        for found in finds:
+            record = self.record(found)
+            result = record.play()
+            if result.rounds != found.rounds:
+                raise HuntMismatch(f"the batch core played {found.rounds} rounds, the "
+                                   f"reference engine {result.rounds}: {record.dumps()}")
+            rows.append((found.kind, found.rounds, found.showdowns, found.period, found.start,
+                         found.at_deal, record.dumps(), json.dumps(result.to_json())))
+        return rows
+
+    def advance(self, state: HuntState, until: int, stop_on_cycle: bool
+                ) -> list[tuple[Any, ...]]:
+        """Generations until ``until`` deals are played (or, with ``stop_on_cycle``, the end of
+        the one that found a cycle); the store's rows of their finds. A pure function of the
+        state: the unit of work of a hunt with several searchers, on any backend."""
+        rows: list[tuple[Any, ...]] = []
+        while state.played < until:
+            rows.extend(self.rows(self.step(state)))
+            if stop_on_cycle and any(r[0] == "cycle" for r in rows):
+                break
+        return rows
+
+
+class HuntMismatch(PyanitsaError, ValueError):
+    """The batch core and the reference engine disagree about a find (a bug, never input)."""
