@@ -241,6 +241,20 @@ class Composer:
                 return self._deal(chosen)
         return None
 
+    def sizes_fit(self) -> bool:
+        """Whether some sum of the listed pairs' block sizes makes both stacks' sizes."""
+        a0, b0 = self.sizes
+        reach = np.zeros((a0 + 1, b0 + 1), dtype=bool)
+        reach[0, 0] = True
+        steps = {tuple(int(x) for x in row) for row in self.block_sizes}
+        for a in range(a0 + 1):
+            for b in range(b0 + 1):
+                if reach[a, b]:
+                    for ka, kb in steps:
+                        if a + ka <= a0 and b + kb <= b0:
+                            reach[a + ka, b + kb] = True
+        return bool(reach[a0, b0])
+
     def _deal(self, chosen: list[int]) -> tuple[np.ndarray, np.ndarray]:
         """The card ids of a composition: each rank's cards taken lowest id first."""
         pool = [list(ids) for ids in self.ids]

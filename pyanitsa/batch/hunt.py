@@ -164,7 +164,8 @@ class Hunt:
         half = (self.n + 1) // 2
         lead = half if self.dealer == 0 else self.n - half
         composer = Composer(rules, self.prm, self.table, (lead, self.n - lead))
-        if composer.draw(np.random.Generator(np.random.PCG64(0)), tries=256) is None:
+        if not composer.sizes_fit() or composer.draw(np.random.Generator(np.random.PCG64(0)),
+                                                     tries=256) is None:
             raise InvalidRulesError(
                 f"deck: {rules.deck}: no composition of the {len(composer.patterns)} cycling "
                 f"4 + 4 block pairs of these rules fills stacks of {lead} and {self.n - lead} "
