@@ -18,6 +18,9 @@ from pyanitsa.cli import argtypes
 from pyanitsa.cli.rules_args import add_rules_arguments, rules_from_args
 from pyanitsa.errors import PyanitsaError
 
+TASK_DEALS = 1 << 18
+"""Deals a searcher plays in one round of a hunt with several searchers or on Ray (a second
+or two of one core on 32 cards)."""
 CHECKPOINT_SECONDS = 2.0
 """Wall time between checkpoints: a kill loses at most this much work (played again on
 ``--resume``; the results never depend on it)."""
@@ -30,15 +33,18 @@ class HuntError(PyanitsaError, ValueError):
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "hunt", help="search two-player classic deals for record games and cycles",
-        description="Search two-player classic deals for long games and cycles: chains of "
-                    "deals that move to a neighbour (one to three card swaps, between or "
-                    "within the stacks) whose game is at least as long, restarting from a "
-                    "random deal when stuck or after a cycle. Every new longest game and every "
+        description="Search two-player classic deals for long games and cycles. --method "
+                    "climb: chains of deals that move to a neighbour (one to three card "
+                    "swaps, between or within the stacks) whose game is at least as long, "
+                    "restarting from a random deal when stuck or after a cycle. --method "
+                    "blocks: random compositions of cycling block pairs (small pieces of both "
+                    "stacks whose rounds never reach into the next piece and rebuild it), "
+                    "deals that cycle from their first round. Every new longest game and every "
                     "cycle is stored in --output DIR (SQLite) with its replayable record; "
                     "--export writes them for pyanitsa replay --check.",
         epilog="examples:\n"
                "  pyanitsa hunt --deck 32 --set pickup_order=natural \\\n"
-               "      --set dispute_exhausted=discard --target cycle --output h32 --minutes 10\n"
+               "      --set dispute_exhausted=discard --target cycle --output h32\n"
                "  pyanitsa hunt --output h32 --resume --minutes 10   # rules from the store\n"
                "  pyanitsa hunt --output h32 --export finds.jsonl\n"
                "  pyanitsa replay --check finds.jsonl")
@@ -46,8 +52,20 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--target", choices=("longest", "cycle"), default="longest",
                    help="longest (default): hunt records for the whole budget; cycle: stop at "
                         "the first cycle")
+    p.add_argument("--method", choices=("climb", "blocks"), default=None,
+                   help="climb: local search on game length (the default for --target "
+                        "longest); blocks: compositions of cycling block pairs (the default "
+                        "for --target cycle; two players, dispute: one_up)")
     p.add_argument("--backend", choices=("local", "ray"), default="local",
-                   help="local threads (default); ray is not built yet")
+                   help="local (default): the searchers one after the other in this process; "
+                        "ray: each searcher's work as a Ray task, one core each, on a local "
+                        "cluster of --workers CPUs (default: every core) or --ray-address")
+    p.add_argument("--ray-address", metavar="ADDR", default=None,
+                   help="the Ray cluster to join (default: start a local one)")
+    p.add_argument("--searchers", type=argtypes.positive_int, default=1, metavar="S",
+                   help="independent searchers, each with its own stream of the seed (default "
+                        f"1); they advance in rounds of up to {TASK_DEALS:,} deals each, "
+                        "committed in searcher order, so every backend finds the same")
     p.add_argument("--output", metavar="DIR", required=True,
                    help="the hunt store: finds and search state (SQLite)")
     p.add_argument("--resume", action="store_true",
@@ -67,10 +85,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--patience", type=argtypes.nonneg_int, default=200, metavar="G",
                    help="generations without a longer game before a chain restarts "
                         "(default 200; 0: random restarts only)")
-    p.add_argument("--workers", type=argtypes.workers, default=1, metavar="N",
+    p.add_argument("--workers", type=argtypes.workers, default=None, metavar="N",
                    help="threads for the batch core (default 1: a generation is a few "
                         "milliseconds of play, which threads slow down on a busy machine; run "
-                        "one hunt per core instead)")
+                        "one hunt per core instead); with --backend ray, the CPUs of the local "
+                        "cluster")
     p.add_argument("--export", metavar="FILE", default=None,
                    help="write the stored finds of DIR as JSON lines ({record, expected}) to "
                         "FILE (- for standard output) and play nothing")
@@ -80,8 +99,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    if args.backend == "ray":
-        raise HuntError("--backend ray: not built yet for hunt; use --backend local")
+    if args.ray_address is not None and args.backend != "ray":
+        raise HuntError("--ray-address: needs --backend ray")
     if args.export is not None:
         return _export(args)
     from pyanitsa.hunt_store import DB_NAME, HuntStore
@@ -91,14 +110,22 @@ def run(args: argparse.Namespace) -> int:
         rules = rules_from_args(args)
         config = {"seed": 0 if args.seed is None else args.seed, "chains": args.chains,
                   "proposals": args.proposals, "patience": args.patience}
+        method = args.method or ("blocks" if args.target == "cycle" else "climb")
+        if method != "climb":  # a one-searcher climbing hunt's config is what it always was
+            config["method"] = method
+        if args.searchers > 1:
+            config["searchers"] = args.searchers
     from pyanitsa.batch import set_workers
     from pyanitsa.batch.hunt import Hunt
 
     hunt = Hunt(rules, chains=config["chains"], proposals=config["proposals"],
-                patience=config["patience"])  # refuses rules it cannot hunt, before any file
-    set_workers(args.workers)
+                patience=config["patience"], method=config.get("method", "climb"))
+    # Hunt refused the rules it cannot hunt, before any file
+    set_workers(1 if args.workers is None or args.backend == "ray" else args.workers)
     store = HuntStore(args.output, rules, config, resume=args.resume)
     try:
+        if args.backend == "ray" or config.get("searchers", 1) > 1:
+            return _hunt_rounds(hunt, store, config, args)
         return _hunt(hunt, store, config, args)
     finally:
         store.close()
@@ -119,16 +146,22 @@ def _stored(path: Path, args: argparse.Namespace) -> tuple[Any, dict[str, Any]]:
     finally:
         db.close()
     config = json.loads(meta["config"])
+    config.setdefault("searchers", 1)
     given = {"seed": args.seed, "chains": args.chains, "proposals": args.proposals,
-             "patience": args.patience}
-    defaults = {"seed": None, "chains": 32, "proposals": 8, "patience": 200}
+             "patience": args.patience, "searchers": args.searchers}
+    defaults = {"seed": None, "chains": 32, "proposals": 8, "patience": 200, "searchers": 1}
     for key, value in given.items():
         if value != defaults[key] and value != config[key]:
             raise HuntError(f"--{key}: {path.parent} was started with {key}={config[key]}")
+    method = config.get("method", "climb")
+    if args.method is not None and args.method != method:
+        raise HuntError(f"--method: {path.parent} was started with method={method}")
     if args.preset or args.deck or args.options or args.rules_file or args.mode:
         rules = rules_from_args(args)
         if rules != rules_from_key(meta["rules"]):
             raise StoreError(f"--resume: {path.parent} hunted with other rules or another deck")
+    if config["searchers"] == 1:
+        del config["searchers"]  # as the store has it
     return rules_from_key(meta["rules"]), config
 
 
@@ -155,17 +188,10 @@ def _hunt(hunt: Any, store: Any, config: dict[str, Any], args: argparse.Namespac
         while not done and (goal is None or state.played < goal) and (
                 seconds is None or time.perf_counter() - began < seconds):
             before = state.played
-            for found in hunt.step(state):
-                record = hunt.record(found)
-                result = record.play()  # the reference engine: the record's replay
-                if result.rounds != found.rounds:
-                    raise HuntError(f"the batch core played {found.rounds} rounds, the "
-                                    f"reference engine {result.rounds}: {record.dumps()}")
-                pending.append((found.kind, found.rounds, found.showdowns, found.period,
-                                found.start, found.at_deal, record.dumps(),
-                                json.dumps(result.to_json())))
-                n_cycles += found.kind == "cycle"
-                done = done or (args.target == "cycle" and found.kind == "cycle")
+            for row in hunt.rows(hunt.step(state)):  # each replayed by the reference engine
+                pending.append(row)
+                n_cycles += row[0] == "cycle"
+                done = done or (args.target == "cycle" and row[0] == "cycle")
             bar.update(state.played - before)
             bar.set_postfix_str(f"longest {state.best >> 24} rounds, cycles {n_cycles}",
                                 refresh=False)
@@ -180,16 +206,81 @@ def _hunt(hunt: Any, store: Any, config: dict[str, Any], args: argparse.Namespac
         return 130
     store.checkpoint(state.to_json(), pending)
     bar.close()
-    return _report(store, state, time.perf_counter() - began, args)
+    return _report(store, state.played, time.perf_counter() - began, args)
 
 
-def _report(store: Any, state: Any, seconds: float, args: argparse.Namespace) -> int:
+def _hunt_rounds(hunt: Any, store: Any, config: dict[str, Any], args: argparse.Namespace
+                 ) -> int:
+    """Several searchers (or Ray): rounds in which each searcher still short of its share of
+    ``--deals`` plays up to TASK_DEALS more, committed with every state in searcher order."""
+    from pyanitsa.batch.hunt import HuntState
+    from pyanitsa.enumeration_store import rules_key
+    from pyanitsa.records import Record
+    n = config.get("searchers", 1)
+    saved, finds = store.state(), store.finds()
+    if saved is None:
+        states = [hunt.start(config["seed"], i) for i in range(n)]
+    elif n == 1:
+        states = [HuntState.from_json(saved, {repr(Record.from_json(f["record"]).seats)
+                                              for f in finds if f["kind"] != "record"})]
+    else:
+        states = [HuntState.from_json(obj) for obj in saved["searchers"]]
+    share = None if args.deals is None else -(-args.deals // n)
+    seconds = 60.0 * (args.minutes if args.minutes is not None else 10.0)
+    stop = args.target == "cycle"
+    done = stop and any(f["kind"] == "cycle" for f in finds)
+    settings = {"chains": hunt.chains, "proposals": hunt.proposals, "patience": hunt.patience,
+                "method": hunt.method}
+    began = time.perf_counter()
+    started = False
+    if args.backend == "ray":
+        from pyanitsa.batch.enumerate_ray import start_ray
+        started = start_ray(args.ray_address, args.workers)
+
+    def saved_json() -> dict[str, Any]:
+        if n == 1:
+            return states[0].to_json()
+        return {"searchers": [st.to_json(with_cycles=True) for st in states]}
+
+    try:
+        while not done and (share is not None or time.perf_counter() - began < seconds):
+            todo = [i for i, st in enumerate(states) if share is None or st.played < share]
+            if not todo:
+                break
+            until = {i: states[i].played + TASK_DEALS if share is None
+                     else min(states[i].played + TASK_DEALS, share) for i in todo}
+            rows: list[tuple[Any, ...]] = []
+            if args.backend == "ray":
+                from pyanitsa.batch.hunt_ray import run_round
+                got = run_round(rules_key(hunt.rules), settings,
+                                {i: (states[i].to_json(with_cycles=True), until[i])
+                                 for i in todo}, stop)
+                for i in todo:
+                    states[i] = HuntState.from_json(got[i][0])
+                    rows.extend(tuple(r) for r in got[i][1])
+            else:
+                for i in todo:
+                    rows.extend(hunt.advance(states[i], until[i], stop))
+            store.checkpoint(saved_json(), rows)
+            done = stop and any(r[0] == "cycle" for r in rows)
+    except KeyboardInterrupt:
+        print("pyanitsa hunt: interrupted; --resume continues from the last whole round",
+              file=sys.stderr)
+        return 130
+    finally:
+        if started:
+            import ray
+            ray.shutdown()
+    return _report(store, sum(st.played for st in states), time.perf_counter() - began, args)
+
+
+def _report(store: Any, played: int, seconds: float, args: argparse.Namespace) -> int:
     finds = store.finds()
     records = [f for f in finds if f["kind"] == "record"]
     cycles = [f for f in finds if f["kind"] == "cycle"]
     capped = [f for f in finds if f["kind"] == "capped"]
-    best = records[-1] if records else None
-    out = {"deals": state.played, "seconds": round(seconds, 3),
+    best = max(records, key=lambda f: (f["rounds"], f["showdowns"])) if records else None
+    out = {"deals": played, "seconds": round(seconds, 3),
            "longest": None if best is None else {k: best[k] for k in ("rounds", "showdowns",
                                                                       "at_deal", "record")},
            "cycles": [{k: c[k] for k in ("period", "start", "at_deal", "record")}
@@ -198,7 +289,7 @@ def _report(store: Any, state: Any, seconds: float, args: argparse.Namespace) ->
     if args.json:
         print(json.dumps(out, ensure_ascii=False))
         return 0
-    print(f"hunt: {state.played} deals in all, this run {seconds:.1f} s; store {args.output}")
+    print(f"hunt: {played} deals in all, this run {seconds:.1f} s; store {args.output}")
     if best is not None:
         print(f"  longest: {best['rounds']} rounds, {best['showdowns']} showdowns "
               f"(deal {best['at_deal']})")

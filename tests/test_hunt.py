@@ -53,6 +53,58 @@ def test_finds_a_cycle_that_replays_with_its_period(tmp_path, capsys):
     assert "cycles: " in capsys.readouterr().out
 
 
+def test_the_cycle_hunt_finds_a_32_card_natural_cycle_of_period_48(tmp_path, capsys):
+    """Mathieu & Delahaye's 32-card cycle: period 48, here from the first round of a deal."""
+    out = tmp_path / "h"
+    assert hunt("--deck", "32", "--set", "pickup_order=natural", "--target", "cycle",
+                "--deals", "256", "--seed", "1", "--output", str(out)) == 0
+    cycles = [f for f in finds(out) if f["kind"] == "cycle"]
+    assert cycles
+    for c in cycles[:20]:
+        record = Record.from_json(c["record"])
+        assert [len(s) for s in record.seats] == [16, 16]
+        assert sorted(card for s in record.seats for card in s) == list(range(32))
+        result = record.play()
+        assert (result.outcome.value, result.cycle_length, result.cycle_start) == \
+            ("cycle", 48, 0)
+        assert (c["period"], c["start"]) == (48, 0)
+    export = tmp_path / "finds.jsonl"
+    assert hunt("--output", str(out), "--export", str(export)) == 0
+    capsys.readouterr()
+    assert main(["replay", "--check", str(export)]) == 0
+    assert "all match" in capsys.readouterr().err
+
+
+def test_every_cycling_pair_comes_back_and_its_blocks_never_meet_others():
+    """Each listed pair, played alone by the reference engine, stands again as itself after
+    its steps; and two of them stacked one after the other cycle as the module says."""
+    from pyanitsa.batch.blocks import pair_library
+    from pyanitsa.batch.encode import params
+    from pyanitsa.classic import ClassicGame
+    from pyanitsa.rules import Rules
+    rules = Rules.from_options({"pickup_order": "natural", "dispute_exhausted": "discard"},
+                               deck="ranks=8,suits=8")
+    pats, steps, rounds = pair_library(params(rules), 4, 4, 5, 4, 1 << 10)
+    assert len(pats) == 36 and set(steps.tolist()) == {4}
+    assert set(rounds.tolist()) == {12}
+
+    def cards(ranks, shift, suit):  # distinct ids: rank r + shift, suits from ``suit`` on
+        return [int(r + shift) * 8 + suit + i for i, r in enumerate(ranks)]
+
+    for p, r in zip(pats, rounds, strict=True):
+        game = ClassicGame(rules, [cards(p[:4], 0, 0), cards(p[4:], 0, 4)])
+        start = game.key()
+        for _ in range(r):
+            game.play_round()
+        assert game.key() == start
+    a, b = pats[0], pats[-1]  # a's ranks 0..2, b's moved up to 3..7: they never meet
+    assert a.max() < 3
+    game = ClassicGame(rules, [cards(a[:4], 0, 0) + cards(b[:4], 3, 0),
+                               cards(a[4:], 0, 4) + cards(b[4:], 3, 4)])
+    result = game.play()
+    assert (result.outcome.value, result.cycle_start, result.cycle_length) == ("cycle", 0, 24)
+
+
 def test_every_stored_find_replays_with_pyanitsa_replay(tmp_path, capsys):
     out = tmp_path / "h"
     assert hunt(*NATURAL_44, "--deals", "3000", "--seed", "5", "--output", str(out)) == 0
@@ -94,8 +146,11 @@ def test_the_same_seed_hunts_the_same_and_another_seed_differently(tmp_path):
 @pytest.mark.parametrize(("argv", "message"), [
     (["--deck", "36", "--set", "pickup_order=shuffled"], "pickup_order: shuffled"),
     (["--preset", "tactical"], "mode: hunt plays classic deals"),
-    (["--backend", "ray"], "--backend ray: not built yet"),
+    (["--ray-address", "auto"], "--ray-address: needs --backend ray"),
     (["--resume"], "holds no hunt"),
+    (["--deck", "52", "--set", "pickup_order=natural", "--target", "cycle"],
+     "no composition of the"),
+    (["--deck", "32", "--set", "dispute=down_up", "--method", "blocks"], "dispute: down_up"),
     (["--seed", "-1"], "--seed"),
 ])
 def test_bad_input_is_one_line_and_exit_2(tmp_path, capsys, argv, message):
@@ -105,6 +160,45 @@ def test_bad_input_is_one_line_and_exit_2(tmp_path, capsys, argv, message):
     assert exc.value.code == 2
     err = capsys.readouterr().err
     assert message in err and err.count("\n") == 1
+
+
+def test_several_searchers_resume_exactly(tmp_path):
+    whole, parts = tmp_path / "whole", tmp_path / "parts"
+    args = [*NATURAL_44, "--seed", "4", "--searchers", "3", "--chains", "4", "--proposals", "4",
+            "--patience", "5"]
+    assert hunt(*args, "--deals", "3000", "--output", str(whole)) == 0
+    assert hunt(*args, "--deals", "1200", "--output", str(parts)) == 0
+    assert hunt("--resume", "--deals", "3000", "--output", str(parts)) == 0
+    assert state(parts) == state(whole)
+    # the same finds; in the store, searcher by searcher within each round, so the rounds'
+    # cut (1,200 deals, then the rest) orders them otherwise
+    key = lambda f: json.dumps(f, sort_keys=True)  # noqa: E731
+    assert sorted(finds(parts), key=key) == sorted(finds(whole), key=key)
+    assert len(finds(whole)) >= 10
+    assert len(json.loads(state(whole))["searchers"]) == 3
+    one = tmp_path / "one"  # searcher 0 is the one-searcher hunt of the same seed
+    assert hunt(*NATURAL_44, "--seed", "4", "--chains", "4", "--proposals", "4",
+                "--patience", "5", "--deals", "1000", "--output", str(one)) == 0
+    first = json.loads(state(whole))["searchers"][0]
+    del first["cycles"]
+    assert first["played"] == 1008 and json.loads(state(one)) == first
+
+
+def test_ray_and_local_backends_find_the_same(tmp_path):
+    pytest.importorskip("ray")
+    import subprocess
+    import sys
+    args = ["hunt", *NATURAL_44, "--seed", "3", "--searchers", "3", "--chains", "8",
+            "--proposals", "4", "--deals", "6000", "--no-progress", "--json"]
+    local = tmp_path / "local"
+    assert hunt(*args[1:-2], "--output", str(local)) == 0
+    ray = subprocess.run([sys.executable, "-m", "pyanitsa", *args, "--backend", "ray",
+                          "--workers", "2", "--output", str(tmp_path / "ray")],
+                         capture_output=True, text=True, timeout=300)
+    assert ray.returncode == 0, ray.stderr
+    assert json.loads(ray.stdout)["deals"] == 6048
+    assert state(tmp_path / "ray") == state(local)
+    assert finds(tmp_path / "ray") == finds(local)
 
 
 def test_a_second_hunt_in_the_same_folder_needs_resume(tmp_path, capsys):

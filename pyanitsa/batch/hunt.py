@@ -9,16 +9,23 @@ longer for ``patience`` generations, or that found a cycle, restarts from a rand
 ``patience=0`` is pure random sampling. Every random draw comes from one ``numpy`` generator
 whose state, with the chains, is the whole search state: saving it between generations and
 loading it again continues the same stream exactly.
+
+``method="blocks"`` (the cycle hunt's default) searches another space: each generation plays
+``chains * proposals`` random compositions of cycling block pairs (:mod:`pyanitsa.batch.blocks`),
+deals built to cycle from their first round. Neither random deals nor climbing on length
+reach a 32-card cycle in 10^8 deals (docs/research.md); compositions do in seconds.
 """
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 from numba import njit, prange
 
+from pyanitsa.batch.blocks import Composer
 from pyanitsa.batch.classic import (
     N_RESULT,
     PMAX,
@@ -29,7 +36,7 @@ from pyanitsa.batch.classic import (
     play_any,
 )
 from pyanitsa.batch.encode import CAPPED, CYCLE, R_CLEN, R_CSTART, params, ring_size, strength_table
-from pyanitsa.errors import InvalidRulesError
+from pyanitsa.errors import InvalidRulesError, PyanitsaError
 from pyanitsa.records import Record
 from pyanitsa.rules import Rules
 
@@ -100,15 +107,23 @@ class HuntState:
     cycles: set[str] = field(default_factory=set)
     """The deals of the cycles found (JSON), so each is stored once."""
 
-    def to_json(self) -> dict[str, Any]:
-        return {"rng": self.rng, "deals": self.deals.tolist(), "fitness": self.fitness.tolist(),
-                "stale": self.stale.tolist(), "played": self.played, "best": self.best}
+    def to_json(self, *, with_cycles: bool = False) -> dict[str, Any]:
+        """The state as JSON; ``with_cycles`` adds the cycles' deals (one searcher of several:
+        the store's finds are all searchers')."""
+        obj = {"rng": self.rng, "deals": self.deals.tolist(), "fitness": self.fitness.tolist(),
+               "stale": self.stale.tolist(), "played": self.played, "best": self.best}
+        if with_cycles:
+            obj["cycles"] = sorted(self.cycles)
+        return obj
 
     @classmethod
-    def from_json(cls, obj: dict[str, Any], cycles: set[str]) -> HuntState:
-        return cls(obj["rng"], np.array(obj["deals"], dtype=np.int64),
+    def from_json(cls, obj: dict[str, Any], cycles: set[str] | None = None) -> HuntState:
+        """A state from :meth:`to_json`; ``cycles`` when the JSON has none."""
+        known = set(obj["cycles"]) if "cycles" in obj else set(cycles or ())
+        deals = np.array(obj["deals"], dtype=np.int64)
+        return cls(obj["rng"], deals if deals.size else deals.reshape(0, 0),
                    np.array(obj["fitness"], dtype=np.int64),
-                   np.array(obj["stale"], dtype=np.int64), obj["played"], obj["best"], cycles)
+                   np.array(obj["stale"], dtype=np.int64), obj["played"], obj["best"], known)
 
 
 def length_key(rounds: np.ndarray, showdowns: np.ndarray) -> np.ndarray:
@@ -119,12 +134,13 @@ def length_key(rounds: np.ndarray, showdowns: np.ndarray) -> np.ndarray:
 class Hunt:
     """A seeded search for long games and cycles of two-player classic deals (see the module).
 
-    ``target="cycle"`` restarts a chain as soon as it found a cycle and scores cycles like
-    any game; ``target="longest"`` does the same, its interest being the records.
+    ``method="climb"`` restarts a chain as soon as it found a cycle and scores cycles like any
+    game; ``method="blocks"`` plays compositions of cycling blocks, ``chains * proposals`` a
+    generation (no chains, no climbing).
     """
 
     def __init__(self, rules: Rules, *, chains: int = 32, proposals: int = 8,
-                 patience: int = 200) -> None:
+                 patience: int = 200, method: str = "climb") -> None:
         if rules.mode != "classic":
             raise InvalidRulesError(f"mode: hunt plays classic deals, not {rules.mode}")
         if rules.random_play:
@@ -139,18 +155,38 @@ class Hunt:
         self.dealer = rules.dealer if rules.dealer != "random" else 0
         self.chains, self.proposals, self.patience = chains, proposals, patience
         self.n = rules.deck.size
+        self.method = method
+        self.composer: Composer | None = None
+        if method == "blocks":
+            self.composer = self._composer(rules)
+
+    def _composer(self, rules: Rules) -> Composer:
+        half = (self.n + 1) // 2
+        lead = half if self.dealer == 0 else self.n - half
+        composer = Composer(rules, self.prm, self.table, (lead, self.n - lead))
+        if not composer.sizes_fit() or composer.draw(np.random.Generator(np.random.PCG64(0)),
+                                                     tries=256) is None:
+            raise InvalidRulesError(
+                f"deck: {rules.deck}: no composition of the {len(composer.patterns)} cycling "
+                f"4 + 4 block pairs of these rules fills stacks of {lead} and {self.n - lead} "
+                "cards; hunt it with --method climb")
+        return composer
 
     @property
     def generation(self) -> int:
         """Deals played per generation."""
         return self.chains * self.proposals
 
-    def start(self, seed: int) -> HuntState:
-        rng = np.random.Generator(np.random.PCG64(seed))
-        deals = np.array([rng.permutation(self.n) for _ in range(self.chains)], dtype=np.int64)
-        return HuntState(rng.bit_generator.state, deals,
-                         np.full(self.chains, -1, dtype=np.int64),
-                         np.zeros(self.chains, dtype=np.int64))
+    def start(self, seed: int, searcher: int = 0) -> HuntState:
+        """A new search; searcher ``i > 0`` of several draws from its own stream of ``seed``
+        (searcher 0's is the single hunt's)."""
+        bits = np.random.PCG64(seed if searcher == 0 else np.random.SeedSequence([seed, searcher]))
+        rng = np.random.Generator(bits)
+        chains = self.chains if self.composer is None else 0
+        deals = np.array([rng.permutation(self.n) for _ in range(chains)],
+                         dtype=np.int64).reshape(chains, self.n)
+        return HuntState(rng.bit_generator.state, deals, np.full(chains, -1, dtype=np.int64),
+                         np.zeros(chains, dtype=np.int64))
 
     def _neighbours(self, rng: np.random.Generator, deals: np.ndarray) -> np.ndarray:
         """``proposals`` copies of each chain's deal, each with one to three card swaps."""
@@ -169,6 +205,8 @@ class Hunt:
         """One generation: play every chain's neighbours, move, restart, and return the finds."""
         rng = np.random.Generator(np.random.PCG64())
         rng.bit_generator.state = state.rng
+        if self.composer is not None:
+            return self._compose_step(state, rng)
         cand = self._neighbours(rng, state.deals)
         out = play_deals(self.prm, self.table, cand, self.dealer, self.cap)
         outcome = out[:, R_OUTCOME]
@@ -190,6 +228,23 @@ class Hunt:
             state.deals[c] = rng.permutation(self.n)
             state.fitness[c] = -1
             state.stale[c] = 0
+        state.played += cand.shape[0]
+        state.rng = rng.bit_generator.state
+        return found
+
+    def _compose_step(self, state: HuntState, rng: np.random.Generator) -> list[Found]:
+        """A generation of compositions (a random deal where a draw got stuck) played at once."""
+        assert self.composer is not None
+        cand = np.empty((self.generation, self.n), dtype=np.int64)
+        for i in range(self.generation):
+            drawn = self.composer.draw(rng)
+            if drawn is None:
+                cand[i] = rng.permutation(self.n)
+                continue
+            lead, other = drawn
+            cand[i] = np.concatenate((lead, other) if self.dealer == 0 else (other, lead))
+        out = play_deals(self.prm, self.table, cand, self.dealer, self.cap)
+        found = self._finds(state, cand, out, length_key(out[:, R_ROUNDS], out[:, R_SHOWDOWNS]))
         state.played += cand.shape[0]
         state.rng = rng.bit_generator.state
         return found
@@ -224,3 +279,32 @@ class Hunt:
     def record(self, found: Found) -> Record:
         """The replayable record of a find."""
         return Record(self.rules, found.deal, dealer=self.dealer)
+
+    def rows(self, finds: list[Found]) -> list[tuple[Any, ...]]:
+        """The hunt store's rows of ``finds``, each replayed by the reference engine first."""
+        rows = []
+        for found in finds:
+            record = self.record(found)
+            result = record.play()
+            if result.rounds != found.rounds:
+                raise HuntMismatch(f"the batch core played {found.rounds} rounds, the "
+                                   f"reference engine {result.rounds}: {record.dumps()}")
+            rows.append((found.kind, found.rounds, found.showdowns, found.period, found.start,
+                         found.at_deal, record.dumps(), json.dumps(result.to_json())))
+        return rows
+
+    def advance(self, state: HuntState, until: int, stop_on_cycle: bool
+                ) -> list[tuple[Any, ...]]:
+        """Generations until ``until`` deals are played (or, with ``stop_on_cycle``, the end of
+        the one that found a cycle); the store's rows of their finds. A pure function of the
+        state: the unit of work of a hunt with several searchers, on any backend."""
+        rows: list[tuple[Any, ...]] = []
+        while state.played < until:
+            rows.extend(self.rows(self.step(state)))
+            if stop_on_cycle and any(r[0] == "cycle" for r in rows):
+                break
+        return rows
+
+
+class HuntMismatch(PyanitsaError, ValueError):
+    """The batch core and the reference engine disagree about a find (a bug, never input)."""
