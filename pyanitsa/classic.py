@@ -14,42 +14,21 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from pyanitsa.cards import Card, Seat
+from pyanitsa.classic_view import ClassicView, seen_by_rank
 from pyanitsa.errors import IllegalActionError, InvalidRulesError
-from pyanitsa.events import Play, RoundEnd, RoundEvent, Showdown
+from pyanitsa.events import RoundEnd, RoundEvent, Showdown
 from pyanitsa.pickups import FIXED_PICKUP_ORDERS, PickupRequest, fixed_pickup_order
 from pyanitsa.positions import ClassicPosition
 from pyanitsa.results import ClassicResult, Termination
 from pyanitsa.rng import Rng
 from pyanitsa.showdown import Judge
+from pyanitsa.table import OpenRound, Table
 
 if TYPE_CHECKING:
     from pyanitsa.rules import Rules
 
 
-class _Table:
-    """The cards of a round in the order they went down, with who, when and how."""
-
-    __slots__ = ("cards", "owners", "steps", "up")
-
-    def __init__(self) -> None:
-        self.cards: list[Card] = []
-        self.owners: list[Seat] = []
-        self.steps: list[int] = []
-        self.up: list[bool] = []
-
-    def lay(self, seat: Seat, card: Card, step: int, face_up: bool) -> Card:
-        self.cards.append(card)
-        self.owners.append(seat)
-        self.steps.append(step)
-        self.up.append(face_up)
-        return card
-
-    def plays(self) -> tuple[Play, ...]:
-        return tuple(Play(*x) for x in zip(self.owners, self.cards, self.up, self.steps,
-                                           strict=True))
-
-
-__all__ = ["FIXED_PICKUP_ORDERS", "ClassicGame", "ClassicPosition", "PickupAgent",
+__all__ = ["FIXED_PICKUP_ORDERS", "ClassicGame", "ClassicPosition", "ClassicView", "PickupAgent",
            "PickupRequest", "fixed_pickup_order"]
 
 PickupAgent = Callable[[PickupRequest], Sequence[Card]]
@@ -60,7 +39,8 @@ class ClassicGame:
     """A classic game in progress.
 
     ``stacks`` are the seats' stacks, top card first; ``dealer`` leads the first round. ``rng``
-    is needed when the rules shuffle during play; ``pickup`` when ``pickup_order`` is ``agent``.
+    is needed when the rules shuffle during play; ``pickup`` answers the pickups of ``pickup_order:
+    agent`` in :meth:`play` (without it, answer :attr:`pending` yourself: :meth:`begin_round`).
     With ``log=True`` every round is kept in :attr:`events`. ``piles`` are won piles to start
     with (a game set up mid-way: :meth:`from_position`).
     """
@@ -78,8 +58,6 @@ class ClassicGame:
             raise InvalidRulesError(f"pickup_order/refill: these rules shuffle during play "
                                     f"(pickup_order={rules.pickup_order}, refill={rules.refill})"
                                     "; give the game a seed")
-        if rules.pickup_order == "agent" and pickup is None:
-            raise InvalidRulesError("pickup_order: agent needs a pickup agent")
         self.rules = rules
         self.players = players
         self.judge = Judge(rules)
@@ -107,6 +85,9 @@ class ClassicGame:
         self.events: list[RoundEvent] | None = [] if log else None
         self.result: ClassicResult | None = None
         self._seen: dict[tuple, int] | None = {} if rules.cycle_detection else None
+        self._round: OpenRound | None = None
+        self.pending: PickupRequest | None = None
+        """The pickup a round waits for (:meth:`begin_round`), or None."""
         if not self.in_game[dealer]:
             self._pass_lead()
 
@@ -125,6 +106,9 @@ class ClassicGame:
 
     def position(self) -> ClassicPosition:
         """Where the game stands between rounds (stacks, piles, counters, generator)."""
+        if self._round is not None:
+            raise IllegalActionError("position: the game stands mid-round, waiting for a "
+                                     "pickup order (finish_round first)")
         return ClassicPosition(tuple(tuple(s) for s in self.stacks),
                                tuple(tuple(p) for p in self.piles), self.leader, self.rounds,
                                self.showdowns, tuple(self.eliminated),
@@ -135,6 +119,22 @@ class ClassicGame:
     def count(self, seat: Seat) -> int:
         """The cards a seat holds: its stack plus its won pile."""
         return len(self.stacks[seat]) + len(self.piles[seat])
+
+    def view(self, seat: Seat) -> ClassicView:
+        """What ``seat`` knows now: the one reader of this game's state for agents and envs."""
+        if not 0 <= seat < self.players:
+            raise IllegalActionError(f"seat: {seat} does not exist with {self.players} seats")
+        stack = self.stacks[seat]
+        r = self._round
+        return ClassicView(
+            rules=self.rules.copy(), seat=seat, players=self.players,
+            stack_sizes=tuple(len(s) for s in self.stacks),
+            pile_sizes=tuple(len(p) for p in self.piles), in_game=tuple(self.in_game),
+            known_tail=tuple(stack[i] for i in range(self.unknown[seat], len(stack))),
+            my_pile=tuple(self.piles[seat]), seen=seen_by_rank(self.rules, self.seen),
+            rounds=self.rounds, leader=self.leader, eliminated=tuple(self.eliminated),
+            taker=r.winner if r is not None else None,
+            table_size=len(r.table.cards) if r is not None else len(self.table))
 
     @property
     def is_over(self) -> bool:
@@ -171,7 +171,7 @@ class ClassicGame:
         new.decisions = list(self.decisions)
         new.events = list(self.events) if self.events is not None else None
         new._seen = dict(self._seen) if self._seen is not None else None
-        return new
+        return new  # a round waiting mid-way shares its table: nothing changes it once laid
 
     # -- playing ------------------------------------------------------------------------------
 
@@ -183,22 +183,72 @@ class ClassicGame:
         return self.result
 
     def play_round(self) -> bool:
-        """Apply the end checks of §2.8 and, if the game goes on, play one round.
+        """Apply the end checks of §2.8 and, if the game goes on, play one round, asking the
+        pickup agent for the order of a table that needs one.
 
         Returns False once the game is over.
         """
+        if not self.begin_round():
+            return False
+        if self.pending is not None:
+            if self.pickup is None:
+                raise InvalidRulesError("pickup_order: agent needs a pickup agent (pickup=...), "
+                                        "or answer game.pending with game.finish_round(order)")
+            self.finish_round(self.pickup(self.pending))
+        return True
+
+    def begin_round(self) -> bool:
+        """Like :meth:`play_round`, but a round whose table needs a pickup order stops there:
+        :attr:`pending` is the request, and :meth:`finish_round` ends the round with the order.
+
+        This is how a caller that cannot answer from inside a callback (an RL env waiting for
+        its steps) plays: the game waits mid-round, nothing is replayed. Returns False once the
+        game is over.
+        """
+        if self._round is not None:
+            raise IllegalActionError(f"seat {self._round.winner}: the round waits for its "
+                                     "pickup order (finish_round)")
         if self.result is not None or self._check_end():
             return False
         self.rounds += 1
         order = self.play_order()
-        table = _Table()
+        table = Table()
         showdowns: list[Showdown] | None = [] if self.events is not None else None
         end, winner, exhausted = self._showdowns(order, table, showdowns)
-        pickup: tuple[Card, ...] = ()
+        self._round = OpenRound(order, table, showdowns, end, winner, exhausted)
+        if end == "taken" and self.rules.pickup_order == "agent":
+            assert winner is not None
+            self.pending = PickupRequest(winner, tuple(table.cards), tuple(table.owners),
+                                         tuple(table.up), self.view(winner))
+        else:
+            self._close_round(self._fixed_pickup() if end == "taken" else ())
+        return True
+
+    def finish_round(self, order: Sequence[Card]) -> None:
+        """End the round waiting in :attr:`pending` with the table in ``order`` (first played
+        first), which must be a permutation of the table."""
+        if self._round is None:
+            raise IllegalActionError("finish_round: no round waits for a pickup order")
+        chosen = list(order)
+        cards = self._round.table.cards
+        if sorted(chosen) != sorted(cards):
+            deck = self.rules.deck
+            raise IllegalActionError(
+                f"seat {self._round.winner}: pickup order [{deck.format_cards(chosen)}] is not "
+                f"a permutation of the table [{deck.format_cards(cards)}]")
+        self.decisions.append(tuple(chosen))
+        self._close_round(chosen)
+
+    def _close_round(self, pickup: Sequence[Card]) -> None:
+        """Put the table of the round played away (``pickup`` is a taken table's order), then
+        the eliminations and the log."""
+        r = self._round
+        assert r is not None
+        self._round = None
+        self.pending = None
+        order, table, end, winner = r.order, r.table, r.end, r.winner
         if end == "taken":
             assert winner is not None
-            pickup = tuple(self._pickup_order(winner, order, table.cards, table.owners,
-                                              table.steps, table.up))
             self._put_away(winner, pickup)
         elif end == "void":
             for s in order:
@@ -214,15 +264,15 @@ class ClassicGame:
             self.in_game[s] = False
         self.eliminated.extend(went_out)
         if self.events is not None:
-            assert showdowns is not None
-            self.events.append(RoundEvent(self.rounds, order[0], table.plays(), tuple(showdowns),
-                                          end, taker=winner, exhausted=exhausted, pickup=pickup,
+            assert r.showdowns is not None
+            self.events.append(RoundEvent(self.rounds, order[0], table.plays(),
+                                          tuple(r.showdowns), end, taker=winner,
+                                          exhausted=r.exhausted, pickup=tuple(pickup),
                                           eliminated=tuple(went_out)))
         if end != "draw":
             self._after_round(went_out)
-        return True
 
-    def _showdowns(self, order: list[Seat], table: _Table, showdowns: list[Showdown] | None
+    def _showdowns(self, order: list[Seat], table: Table, showdowns: list[Showdown] | None
                    ) -> tuple[RoundEnd, Seat | None, str | None]:
         """The round's showdowns and disputes (§2.3-2.6) onto ``table``: how the round ends,
         who takes the table, and the ``dispute_exhausted`` rule that ended it, if one did."""
@@ -335,24 +385,15 @@ class ClassicGame:
         else:
             self.piles[seat].extend(cards)
 
-    def _pickup_order(self, winner: Seat, order: list[Seat], t_cards: list[Card],
-                      t_owner: list[Seat], t_step: list[int], t_up: list[bool]) -> list[Card]:
-        how = self.rules.pickup_order
-        if how in FIXED_PICKUP_ORDERS:
-            return fixed_pickup_order(how, t_cards, t_owner, t_step, self.judge.strength, winner,
-                                      order)
+    def _fixed_pickup(self) -> list[Card]:
+        """A taken table in the rules' own pickup order (fixed or shuffled)."""
+        r = self._round
+        assert r is not None and r.winner is not None
+        how, table = self.rules.pickup_order, r.table
         if how == "shuffled":
             assert self.rng is not None
-            cards = list(t_cards)
+            cards = list(table.cards)
             self.rng.shuffle(cards)
             return cards
-        assert self.pickup is not None
-        chosen = list(self.pickup(PickupRequest(winner, tuple(t_cards), tuple(t_owner),
-                                                tuple(t_up), self)))
-        if sorted(chosen) != sorted(t_cards):
-            deck = self.rules.deck
-            raise IllegalActionError(
-                f"seat {winner}: pickup order [{deck.format_cards(chosen)}] is not a "
-                f"permutation of the table [{deck.format_cards(t_cards)}]")
-        self.decisions.append(tuple(chosen))
-        return chosen
+        return fixed_pickup_order(how, table.cards, table.owners, table.steps,
+                                  self.judge.strength, r.winner, r.order)

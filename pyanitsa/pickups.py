@@ -6,17 +6,15 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from pyanitsa.cards import Card, Seat
-
-if TYPE_CHECKING:
-    from pyanitsa.classic import ClassicGame
+from pyanitsa.classic_view import ClassicView
 
 
 @dataclass(frozen=True)
 class PickupRequest:
-    """What a winner's agent is asked with ``pickup_order: agent``."""
+    """What a winner's agent is asked with ``pickup_order: agent``: the table and what the
+    winner knows, never the game itself (a callback cannot change the game it is asked by)."""
 
     seat: Seat
     """The seat that took the table."""
@@ -26,8 +24,9 @@ class PickupRequest:
     """Who put each card down."""
     face_up: tuple[bool, ...]
     """False for stakes put face down."""
-    game: ClassicGame
-    """The game (for public information: counts, rounds, the round's plays)."""
+    view: ClassicView
+    """The winner's view of the game as the round stands (its stack without the cards it
+    put on this table; ``seen`` counts this table's face-up cards)."""
 
 
 FIXED_PICKUP_ORDERS = ("table", "by_seat", "winner_first", "loser_first", "high_first",
