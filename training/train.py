@@ -285,7 +285,7 @@ def _restore(ckpt: dict[str, Any], venv: Any, league: Any, evaluator: Any,
 def _finish(cfg: TrainConfig, run: Path, model: Any, meta_fn: Any, evaluator: Any, *,
             force: bool, log: Any) -> list[Any]:
     """Save the policy (and export it), then the final evaluation."""
-    from pyanitsa.agents.policy import save_policy
+    from pyanitsa.agents.policy_files import save_policy
 
     save_policy(model.policy, meta_fn(), run / "model.pt")
     if cfg.save_zip:
