@@ -11,10 +11,12 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Callable, Sequence
+from functools import partial
+from itertools import islice
 from typing import TYPE_CHECKING
 
 from pyanitsa.cards import Card, Seat
-from pyanitsa.classic_view import ClassicView, seen_by_rank
+from pyanitsa.classic_view import ClassicView, rank_strengths
 from pyanitsa.errors import IllegalActionError, InvalidRulesError
 from pyanitsa.events import RoundEnd, RoundEvent, Showdown
 from pyanitsa.pickups import FIXED_PICKUP_ORDERS, PickupRequest, fixed_pickup_order
@@ -70,6 +72,7 @@ class ClassicGame:
         shuffled in by ``refill: shuffle``); the rest of the stack is the owner's own pickups."""
         self.seen = [0] * (max(self.judge.strength) + 1)
         """How many cards of each strength have been turned face up so far (public)."""
+        self._rank_strength = rank_strengths(rules)
         self.eliminated: list[Seat] = []
         self.leader = dealer
         self.rounds = 0
@@ -124,17 +127,21 @@ class ClassicGame:
         """What ``seat`` knows now: the one reader of this game's state for agents and envs."""
         if not 0 <= seat < self.players:
             raise IllegalActionError(f"seat: {seat} does not exist with {self.players} seats")
-        stack = self.stacks[seat]
         r = self._round
+        seen = self.seen
         return ClassicView(
-            rules=self.rules.copy(), seat=seat, players=self.players,
-            stack_sizes=tuple(len(s) for s in self.stacks),
-            pile_sizes=tuple(len(p) for p in self.piles), in_game=tuple(self.in_game),
-            known_tail=tuple(stack[i] for i in range(self.unknown[seat], len(stack))),
-            my_pile=tuple(self.piles[seat]), seen=seen_by_rank(self.rules, self.seen),
-            rounds=self.rounds, leader=self.leader, eliminated=tuple(self.eliminated),
-            taker=r.winner if r is not None else None,
-            table_size=len(r.table.cards) if r is not None else len(self.table))
+            self.rules.copy(), seat, self.players, tuple(map(len, self.stacks)),
+            tuple(map(len, self.piles)), tuple(self.in_game),
+            tuple(islice(self.stacks[seat], self.unknown[seat], None)), tuple(self.piles[seat]),
+            tuple([seen[s] for s in self._rank_strength]), self.rounds, self.leader,
+            tuple(self.eliminated), r.winner if r is not None else None,
+            len(r.table.cards) if r is not None else len(self.table))
+
+    def _taker_view(self, open_round: OpenRound) -> ClassicView:
+        if self._round is not open_round:
+            raise IllegalActionError("view: the round of this pickup request is over")
+        assert open_round.winner is not None
+        return self.view(open_round.winner)
 
     @property
     def is_over(self) -> bool:
@@ -183,10 +190,8 @@ class ClassicGame:
         return self.result
 
     def play_round(self) -> bool:
-        """Apply the end checks of §2.8 and, if the game goes on, play one round, asking the
-        pickup agent for the order of a table that needs one.
-
-        Returns False once the game is over.
+        """Apply the end checks of §2.8 and, if the game goes on, play one round (asking the
+        pickup agent for a table's order if it needs one). Returns False once the game is over.
         """
         if not self.begin_round():
             return False
@@ -198,13 +203,9 @@ class ClassicGame:
         return True
 
     def begin_round(self) -> bool:
-        """Like :meth:`play_round`, but a round whose table needs a pickup order stops there:
-        :attr:`pending` is the request, and :meth:`finish_round` ends the round with the order.
-
-        This is how a caller that cannot answer from inside a callback (an RL env waiting for
-        its steps) plays: the game waits mid-round, nothing is replayed. Returns False once the
-        game is over.
-        """
+        """Like :meth:`play_round`, but a round whose table needs a pickup order waits there,
+        :attr:`pending` the request, until :meth:`finish_round` gives the order: how a caller
+        answers outside a callback (an RL env, over its steps). False once the game is over."""
         if self._round is not None:
             raise IllegalActionError(f"seat {self._round.winner}: the round waits for its "
                                      "pickup order (finish_round)")
@@ -215,37 +216,35 @@ class ClassicGame:
         table = Table()
         showdowns: list[Showdown] | None = [] if self.events is not None else None
         end, winner, exhausted = self._showdowns(order, table, showdowns)
-        self._round = OpenRound(order, table, showdowns, end, winner, exhausted)
+        r = OpenRound(order, table, showdowns, end, winner, exhausted)
         if end == "taken" and self.rules.pickup_order == "agent":
             assert winner is not None
+            self._round = r
             self.pending = PickupRequest(winner, tuple(table.cards), tuple(table.owners),
-                                         tuple(table.up), self.view(winner))
+                                         tuple(table.up), partial(self._taker_view, r))
         else:
-            self._close_round(self._fixed_pickup() if end == "taken" else ())
+            self._close_round(r, self._fixed_pickup(r) if end == "taken" else ())
         return True
 
     def finish_round(self, order: Sequence[Card]) -> None:
         """End the round waiting in :attr:`pending` with the table in ``order`` (first played
         first), which must be a permutation of the table."""
-        if self._round is None:
+        r = self._round
+        if r is None:
             raise IllegalActionError("finish_round: no round waits for a pickup order")
         chosen = list(order)
-        cards = self._round.table.cards
-        if sorted(chosen) != sorted(cards):
+        if sorted(chosen) != sorted(r.table.cards):
             deck = self.rules.deck
             raise IllegalActionError(
-                f"seat {self._round.winner}: pickup order [{deck.format_cards(chosen)}] is not "
-                f"a permutation of the table [{deck.format_cards(cards)}]")
+                f"seat {r.winner}: pickup order [{deck.format_cards(chosen)}] is not "
+                f"a permutation of the table [{deck.format_cards(r.table.cards)}]")
         self.decisions.append(tuple(chosen))
-        self._close_round(chosen)
+        self._round = self.pending = None
+        self._close_round(r, chosen)
 
-    def _close_round(self, pickup: Sequence[Card]) -> None:
-        """Put the table of the round played away (``pickup`` is a taken table's order), then
-        the eliminations and the log."""
-        r = self._round
-        assert r is not None
-        self._round = None
-        self.pending = None
+    def _close_round(self, r: OpenRound, pickup: Sequence[Card]) -> None:
+        """Put the table of round ``r`` away (``pickup`` is a taken table's order), then the
+        eliminations and the log."""
         order, table, end, winner = r.order, r.table, r.end, r.winner
         if end == "taken":
             assert winner is not None
@@ -385,10 +384,9 @@ class ClassicGame:
         else:
             self.piles[seat].extend(cards)
 
-    def _fixed_pickup(self) -> list[Card]:
+    def _fixed_pickup(self, r: OpenRound) -> list[Card]:
         """A taken table in the rules' own pickup order (fixed or shuffled)."""
-        r = self._round
-        assert r is not None and r.winner is not None
+        assert r.winner is not None
         how, table = self.rules.pickup_order, r.table
         if how == "shuffled":
             assert self.rng is not None

@@ -88,14 +88,10 @@ class PickupView:
         return rank_table(self.rules)
 
 
-def seen_by_rank(rules: Rules, seen_by_strength: list[int]) -> tuple[int, ...]:
-    """The engine's face-up counts (indexed by strength) indexed by rank instead."""
-    return tuple(seen_by_strength[s] for s in _rank_strengths(rules))
-
-
 @cache
-def _rank_strengths(rules: Rules) -> tuple[int, ...]:
-    """The engine's strength of each rank index (ranks and strengths are one to one)."""
+def rank_strengths(rules: Rules) -> tuple[int, ...]:
+    """The engine's strength of each rank index (ranks and strengths are one to one): the
+    engine counts face-up cards by strength, a view by rank."""
     table = rank_table(rules)
     strength = Judge(rules).strength
     out = [0] * table.num_ranks

@@ -127,6 +127,9 @@ def test_finish_round_takes_only_the_table_and_only_when_asked() -> None:
         game.finish_round(request.cards[1:])
     game.finish_round(request.cards[::-1])
     assert game.decisions == [request.cards[::-1]]
+    # a view is the round's as it waited: once the round is over there is none to build
+    with pytest.raises(IllegalActionError, match="round of this pickup request is over"):
+        _ = request.view
     with pytest.raises(InvalidRulesError, match="pickup_order: agent needs a pickup agent"):
         game.play()
 
