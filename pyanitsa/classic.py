@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from functools import partial
 from itertools import islice
 from typing import TYPE_CHECKING
@@ -178,7 +179,9 @@ class ClassicGame:
         new.decisions = list(self.decisions)
         new.events = list(self.events) if self.events is not None else None
         new._seen = dict(self._seen) if self._seen is not None else None
-        return new  # a round waiting mid-way shares its table: nothing changes it once laid
+        if self.pending is not None:  # the waiting round's table is shared: it is only read
+            new.pending = replace(self.pending, view_of=partial(new._taker_view, self._round))
+        return new
 
     # -- playing ------------------------------------------------------------------------------
 

@@ -144,3 +144,17 @@ def test_a_view_is_immutable_and_names_only_real_seats() -> None:
     assert view.leader == game.leader and view.eliminated == () and view.taker is None
     with pytest.raises(IllegalActionError, match="seat: 3 does not exist"):
         game.view(3)
+
+
+def test_a_copy_of_a_waiting_round_goes_on_by_itself() -> None:
+    rules = Rules.from_options({"preset": "classic-ru", "pickup_order": "agent"},
+                               mode="classic")
+    game = ClassicGame(rules, deal(rules, 2, Rng(4)).seats)
+    while game.begin_round() and game.pending is None:
+        pass
+    twin = game.copy()
+    assert twin.pending is not None and twin.pending.view == game.pending.view
+    twin.finish_round(twin.pending.cards)
+    assert game.pending is not None and game.pending.view.taker == game.pending.seat
+    game.finish_round(game.pending.cards)
+    assert twin.position() == game.position()
