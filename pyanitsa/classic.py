@@ -219,14 +219,14 @@ class ClassicGame:
         table = Table()
         showdowns: list[Showdown] | None = [] if self.events is not None else None
         end, winner, exhausted = self._showdowns(order, table, showdowns)
-        r = OpenRound(order, table, showdowns, end, winner, exhausted)
         if end == "taken" and self.rules.pickup_order == "agent":
             assert winner is not None
-            self._round = r
+            self._round = r = OpenRound(order, table, showdowns, end, winner, exhausted)
             self.pending = PickupRequest(winner, tuple(table.cards), tuple(table.owners),
                                          tuple(table.up), partial(self._taker_view, r))
-        else:
-            self._close_round(r, self._fixed_pickup(r) if end == "taken" else ())
+        else:  # no OpenRound built: it is most rounds, and a named tuple costs a round's 10%
+            self._close_round(order, table, showdowns, end, winner, exhausted,
+                              self._fixed_pickup(order, table, winner) if end == "taken" else ())
         return True
 
     def finish_round(self, order: Sequence[Card]) -> None:
@@ -243,12 +243,12 @@ class ClassicGame:
                 f"a permutation of the table [{deck.format_cards(r.table.cards)}]")
         self.decisions.append(tuple(chosen))
         self._round = self.pending = None
-        self._close_round(r, chosen)
+        self._close_round(*r, chosen)
 
-    def _close_round(self, r: OpenRound, pickup: Sequence[Card]) -> None:
-        """Put the table of round ``r`` away (``pickup`` is a taken table's order), then the
-        eliminations and the log."""
-        order, table, end, winner = r.order, r.table, r.end, r.winner
+    def _close_round(self, order: list[Seat], table: Table, showdowns: list[Showdown] | None,
+                     end: RoundEnd, winner: Seat | None, exhausted: str | None,
+                     pickup: Sequence[Card]) -> None:
+        """Put a round's table away (``pickup``: a taken table's order); eliminations, log."""
         if end == "taken":
             assert winner is not None
             self._put_away(winner, pickup)
@@ -266,10 +266,10 @@ class ClassicGame:
             self.in_game[s] = False
         self.eliminated.extend(went_out)
         if self.events is not None:
-            assert r.showdowns is not None
+            assert showdowns is not None
             self.events.append(RoundEvent(self.rounds, order[0], table.plays(),
-                                          tuple(r.showdowns), end, taker=winner,
-                                          exhausted=r.exhausted, pickup=tuple(pickup),
+                                          tuple(showdowns), end, taker=winner,
+                                          exhausted=exhausted, pickup=tuple(pickup),
                                           eliminated=tuple(went_out)))
         if end != "draw":
             self._after_round(went_out)
@@ -387,14 +387,14 @@ class ClassicGame:
         else:
             self.piles[seat].extend(cards)
 
-    def _fixed_pickup(self, r: OpenRound) -> list[Card]:
+    def _fixed_pickup(self, order: list[Seat], table: Table, winner: Seat | None) -> list[Card]:
         """A taken table in the rules' own pickup order (fixed or shuffled)."""
-        assert r.winner is not None
-        how, table = self.rules.pickup_order, r.table
+        assert winner is not None
+        how = self.rules.pickup_order
         if how == "shuffled":
             assert self.rng is not None
             cards = list(table.cards)
             self.rng.shuffle(cards)
             return cards
         return fixed_pickup_order(how, table.cards, table.owners, table.steps,
-                                  self.judge.strength, r.winner, r.order)
+                                  self.judge.strength, winner, order)
