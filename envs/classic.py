@@ -1,11 +1,12 @@
 """``pyanitsa/Classic-v0``: choose, rank by rank, the order of the classic tables you win.
 
-The classic engine asks for a pickup order through a callback and cannot wait for an RL step, so
-:class:`ClassicDriver` (:mod:`pyanitsa.envs.classic_driver`) plays the game round by round:
-before each round it keeps a copy of the game; when a seat whose decisions come from outside
-(the learner) wins a table that needs a decision, the callback raises, the driver goes back to
-the copy, and the order is collected one rank per step. The round is then replayed on the copy with that order. Rounds are a pure function
-of the state (a shuffling generator is copied with the game), so the replay is the same round.
+The learner orders a table one rank per step, so :class:`ClassicDriver`
+(:mod:`pyanitsa.envs.classic_driver`) plays the game round by round with
+:meth:`~pyanitsa.classic.ClassicGame.begin_round`: when a seat whose decisions come from outside
+(the learner) wins a table that needs a decision, the game waits mid-round with the request in
+``game.pending``; the order is collected one rank per step and
+:meth:`~pyanitsa.classic.ClassicGame.finish_round` ends the round with it. Nothing is copied
+or replayed, and the game is the one the engine plays with the same decisions.
 """
 
 from __future__ import annotations

@@ -1,6 +1,7 @@
 """The driver of ``pyanitsa/Classic-v0`` and the multi-agent classic env: it plays a classic game
 round by round and collects, one rank per step, the pickup orders of the seats whose decisions come
-from outside. :mod:`pyanitsa.envs.classic` explains how (a copy before each round, a replay).
+from outside. The game waits mid-round for them (:meth:`ClassicGame.begin_round`, then
+:meth:`ClassicGame.finish_round` with the order placed).
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from pyanitsa.envs._common import (
 from pyanitsa.envs.classic_layout import ClassicLayout
 from pyanitsa.errors import InvalidRulesError
 from pyanitsa.orders import check_order
-from pyanitsa.protocol import Agent, classic_view, pickup_view
+from pyanitsa.protocol import Agent, pickup_view
 from pyanitsa.records import Record
 from pyanitsa.results import ClassicResult
 from pyanitsa.rng import Rng
@@ -28,14 +29,6 @@ from pyanitsa.rules import Rules
 
 MAX_DEALS = 100
 """Deals tried at reset before giving up on rules that never ask for a decision."""
-
-
-class _Pause(Exception):
-    """Raised by the pickup callback when an outside seat must order a table."""
-
-    def __init__(self, request: PickupRequest) -> None:
-        super().__init__(request.seat)
-        self.request = request
 
 
 class ClassicDriver:
@@ -62,7 +55,7 @@ class ClassicDriver:
         self.skipped = 0
         """Deals skipped at the last start because nobody outside had a decision to make."""
         self.pending: PickupRequest | None = None
-        """The table an outside seat is ordering, as the aborted round left it."""
+        """The table an outside seat is ordering (the game waits mid-round for it)."""
         self.left: list[int] = [0] * self.layout.ranks
         self.queue: list[list[Card]] = []
         self.placed: list[Card] = []
@@ -71,7 +64,6 @@ class ClassicDriver:
         self.mask = np.zeros(self.layout.ranks, dtype=bool)
         self.illegal = False
         self._next_pos = 0
-        self._replay: list[Card] | None = None
 
     # -- the game -------------------------------------------------------------------------------
 
@@ -97,7 +89,7 @@ class ClassicDriver:
             self.dealer, self.stacks, self.play_seed = dealt.dealer, dealt.seats, dealt.seed
             self.game = ClassicGame(self.rules, dealt.seats, dealer=dealt.dealer,
                                     rng=Rng(self.play_seed) if self.play_seed is not None
-                                    else None, pickup=self._pickup)
+                                    else None)
             seat = self._advance()
             if seat is not None:
                 return seat
@@ -110,20 +102,20 @@ class ClassicDriver:
         self.pending = None
         game = self.game
         assert game is not None
-        in_game = game.in_game
-        outside = self.outside
-        while True:
-            snapshot = game.copy() if any(in_game[s] for s in outside) else None
-            try:
-                if not game.play_round():
-                    return None
-            except _Pause as pause:
-                assert snapshot is not None
-                self.game = snapshot
-                self._begin(pause.request)
-                return pause.request.seat
+        while game.begin_round():
+            request = game.pending
+            if request is None:
+                continue
+            order = self._inside_order(request)
+            if order is None:
+                self._begin(request)
+                return request.seat
+            game.finish_round(order)
+        return None
 
-    def _pickup(self, request: PickupRequest) -> list[Card]:
+    def _inside_order(self, request: PickupRequest) -> list[Card] | None:
+        """The order of a table that needs no outside decision: its seat's agent's, or the table
+        as it lies when its cards are all of one rank; None when an outside seat must decide."""
         agent = self.agents[request.seat]
         if agent is not None:
             view = pickup_view(request)
@@ -132,14 +124,11 @@ class ClassicDriver:
                                f"seat {request.seat} agent "
                                f"{getattr(agent, 'name', type(agent).__name__)!r} pickup order",
                                self.rules)
-        if self._replay is not None:
-            order, self._replay = self._replay, None
-            return order
         rank_of = self.layout.rank_of
         first = rank_of[request.cards[0]]
         if all(rank_of[c] == first for c in request.cards):
             return list(request.cards)
-        raise _Pause(request)
+        return None
 
     def _begin(self, request: PickupRequest) -> None:
         lay = self.layout
@@ -150,7 +139,7 @@ class ClassicDriver:
         self.queue = queue
         self.left = [len(q) for q in queue]
         self.placed = []
-        self._next_pos = lay.build(self.obs, request.game, request.seat, self.left)
+        self._next_pos = lay.build(self.obs, request.view, self.left)
         np.greater(self.left, 0, out=self.mask)
 
     # -- decisions ------------------------------------------------------------------------------
@@ -177,9 +166,8 @@ class ClassicDriver:
         if remaining:
             while left[remaining[0]]:
                 self._put(remaining[0])
-        self._replay = self.placed
         assert self.game is not None
-        self.game.play_round()
+        self.game.finish_round(self.placed)
         self._advance()
         return True
 
@@ -201,9 +189,8 @@ class ClassicDriver:
         if self.pending is not None and self.pending.seat == seat:
             np.copyto(out, self.obs)
         else:
-            game = self.pending.game if self.pending is not None else self.game
-            assert game is not None
-            self.layout.build(out, game, seat)
+            assert self.game is not None
+            self.layout.build(out, self.game.view(seat))
         return out
 
     def record(self) -> Record:
@@ -215,7 +202,7 @@ class ClassicDriver:
                       seed=self.play_seed)
 
     def render(self, learner: Seat | None = None) -> str:
-        game = self.pending.game if self.pending is not None else self.game
+        game = self.game
         if game is None:
             return "Classic pyanitsa: call reset() first\n"
         rules = self.rules
@@ -225,12 +212,12 @@ class ClassicDriver:
         lines = [f"Classic pyanitsa, deck {deck}, {self.players} players, round {game.rounds}"
                  f" (cap {rules.max_rounds})"]
         for s in range(self.players):
+            view = game.view(s)
             tag = " (learner)" if s == learner else ""
-            state = "" if game.in_game[s] else "  out"
-            known = classic_view(game, s).known_tail
-            lines.append(f"seat {s}{tag}: stack {len(game.stacks[s]):2d}, pile "
-                         f"{len(game.piles[s]):2d}{state}; known tail: "
-                         f"{' '.join(labels[rank_of[c]] for c in known) or '-'}")
+            state = "" if view.in_game[s] else "  out"
+            lines.append(f"seat {s}{tag}: stack {view.stack_sizes[s]:2d}, pile "
+                         f"{view.pile_sizes[s]:2d}{state}; known tail: "
+                         f"{' '.join(labels[rank_of[c]] for c in view.known_tail) or '-'}")
         if self.pending is not None:
             req = self.pending
             lines.append(f"seat {req.seat} took the table: {deck.format_cards(req.cards)}")

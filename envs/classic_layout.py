@@ -8,10 +8,9 @@ from collections.abc import Sequence
 import numpy as np
 from gymnasium import spaces
 
-from pyanitsa.cards import Card, Seat
-from pyanitsa.classic import ClassicGame
+from pyanitsa.cards import Card
+from pyanitsa.classic_view import ClassicView
 from pyanitsa.envs._common import layout
-from pyanitsa.protocol import classic_view
 from pyanitsa.ranks import rank_table
 from pyanitsa.rules import Rules
 
@@ -58,11 +57,12 @@ class ClassicLayout:
     def space(self) -> spaces.Box:
         return spaces.Box(0.0, 1.0, (self.size,), np.float32)
 
-    def build(self, out: np.ndarray, game: ClassicGame, seat: Seat,
-              left: Sequence[int] | None = None, placed: Sequence[Card] = ()) -> int:
-        """Write ``seat``'s observation into ``out``; returns the position of its next placed card.
+    def build(self, out: np.ndarray, view: ClassicView, left: Sequence[int] | None = None,
+              placed: Sequence[Card] = ()) -> int:
+        """Write the observation of ``view``'s seat into ``out``; returns the position of its
+        next placed card.
 
-        ``left`` (cards of each rank left to place) and ``placed`` describe the table ``seat``
+        ``left`` (cards of each rank left to place) and ``placed`` describe the table the seat
         is ordering, if any.
         """
         out.fill(0.0)
@@ -71,7 +71,7 @@ class ClassicLayout:
         if left is not None:
             out[sl["table"]] = np.asarray(left, dtype=np.float32) / self.counts_np
         rank_of = self.rank_of
-        view = classic_view(game, seat)
+        seat = view.seat
         known = view.known_tail
         pos = view.stack_sizes[seat] - len(known)
         base = self.future_start

@@ -2,6 +2,7 @@
 
 from pyanitsa.cards import Card, Deck, Seat
 from pyanitsa.classic import ClassicGame, ClassicPosition, PickupRequest
+from pyanitsa.classic_view import ClassicView
 from pyanitsa.dealing import Deal, deal
 from pyanitsa.errors import (
     IllegalActionError,
@@ -21,7 +22,7 @@ from pyanitsa.tactical import TacticalGame
 __version__ = "0.1.0"
 
 __all__ = [
-    "PRESETS", "Card", "ClassicGame", "ClassicPosition", "ClassicResult", "Deal", "Deck",
+    "PRESETS", "Card", "ClassicGame", "ClassicPosition", "ClassicResult", "ClassicView", "Deal", "Deck",
     "IllegalActionError", "InvalidCardError", "InvalidDeckError", "InvalidPositionError",
     "InvalidRecordError", "InvalidRulesError",
     "PickupRequest", "PyanitsaError", "Record", "Rng", "Rules", "Seat", "TacticalGame",

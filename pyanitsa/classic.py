@@ -11,45 +11,27 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Callable, Sequence
+from dataclasses import replace
+from functools import partial
+from itertools import islice
 from typing import TYPE_CHECKING
 
 from pyanitsa.cards import Card, Seat
+from pyanitsa.classic_view import ClassicView, rank_strengths
 from pyanitsa.errors import IllegalActionError, InvalidRulesError
-from pyanitsa.events import Play, RoundEnd, RoundEvent, Showdown
+from pyanitsa.events import RoundEnd, RoundEvent, Showdown
 from pyanitsa.pickups import FIXED_PICKUP_ORDERS, PickupRequest, fixed_pickup_order
 from pyanitsa.positions import ClassicPosition
 from pyanitsa.results import ClassicResult, Termination
 from pyanitsa.rng import Rng
 from pyanitsa.showdown import Judge
+from pyanitsa.table import OpenRound, Table
 
 if TYPE_CHECKING:
     from pyanitsa.rules import Rules
 
 
-class _Table:
-    """The cards of a round in the order they went down, with who, when and how."""
-
-    __slots__ = ("cards", "owners", "steps", "up")
-
-    def __init__(self) -> None:
-        self.cards: list[Card] = []
-        self.owners: list[Seat] = []
-        self.steps: list[int] = []
-        self.up: list[bool] = []
-
-    def lay(self, seat: Seat, card: Card, step: int, face_up: bool) -> Card:
-        self.cards.append(card)
-        self.owners.append(seat)
-        self.steps.append(step)
-        self.up.append(face_up)
-        return card
-
-    def plays(self) -> tuple[Play, ...]:
-        return tuple(Play(*x) for x in zip(self.owners, self.cards, self.up, self.steps,
-                                           strict=True))
-
-
-__all__ = ["FIXED_PICKUP_ORDERS", "ClassicGame", "ClassicPosition", "PickupAgent",
+__all__ = ["FIXED_PICKUP_ORDERS", "ClassicGame", "ClassicPosition", "ClassicView", "PickupAgent",
            "PickupRequest", "fixed_pickup_order"]
 
 PickupAgent = Callable[[PickupRequest], Sequence[Card]]
@@ -60,7 +42,8 @@ class ClassicGame:
     """A classic game in progress.
 
     ``stacks`` are the seats' stacks, top card first; ``dealer`` leads the first round. ``rng``
-    is needed when the rules shuffle during play; ``pickup`` when ``pickup_order`` is ``agent``.
+    is needed when the rules shuffle during play; ``pickup`` answers the pickups of ``pickup_order:
+    agent`` in :meth:`play` (without it, answer :attr:`pending` yourself: :meth:`begin_round`).
     With ``log=True`` every round is kept in :attr:`events`. ``piles`` are won piles to start
     with (a game set up mid-way: :meth:`from_position`).
     """
@@ -78,8 +61,6 @@ class ClassicGame:
             raise InvalidRulesError(f"pickup_order/refill: these rules shuffle during play "
                                     f"(pickup_order={rules.pickup_order}, refill={rules.refill})"
                                     "; give the game a seed")
-        if rules.pickup_order == "agent" and pickup is None:
-            raise InvalidRulesError("pickup_order: agent needs a pickup agent")
         self.rules = rules
         self.players = players
         self.judge = Judge(rules)
@@ -92,6 +73,7 @@ class ClassicGame:
         shuffled in by ``refill: shuffle``); the rest of the stack is the owner's own pickups."""
         self.seen = [0] * (max(self.judge.strength) + 1)
         """How many cards of each strength have been turned face up so far (public)."""
+        self._rank_strength = rank_strengths(rules)
         self.eliminated: list[Seat] = []
         self.leader = dealer
         self.rounds = 0
@@ -107,6 +89,9 @@ class ClassicGame:
         self.events: list[RoundEvent] | None = [] if log else None
         self.result: ClassicResult | None = None
         self._seen: dict[tuple, int] | None = {} if rules.cycle_detection else None
+        self._round: OpenRound | None = None
+        self.pending: PickupRequest | None = None
+        """The pickup a round waits for (:meth:`begin_round`), or None."""
         if not self.in_game[dealer]:
             self._pass_lead()
 
@@ -125,6 +110,9 @@ class ClassicGame:
 
     def position(self) -> ClassicPosition:
         """Where the game stands between rounds (stacks, piles, counters, generator)."""
+        if self._round is not None:
+            raise IllegalActionError("position: the game stands mid-round, waiting for a "
+                                     "pickup order (finish_round first)")
         return ClassicPosition(tuple(tuple(s) for s in self.stacks),
                                tuple(tuple(p) for p in self.piles), self.leader, self.rounds,
                                self.showdowns, tuple(self.eliminated),
@@ -135,6 +123,26 @@ class ClassicGame:
     def count(self, seat: Seat) -> int:
         """The cards a seat holds: its stack plus its won pile."""
         return len(self.stacks[seat]) + len(self.piles[seat])
+
+    def view(self, seat: Seat) -> ClassicView:
+        """What ``seat`` knows now: the one reader of this game's state for agents and envs."""
+        if not 0 <= seat < self.players:
+            raise IllegalActionError(f"seat: {seat} does not exist with {self.players} seats")
+        r = self._round
+        seen = self.seen
+        return ClassicView(
+            self.rules.copy(), seat, self.players, tuple(map(len, self.stacks)),
+            tuple(map(len, self.piles)), tuple(self.in_game),
+            tuple(islice(self.stacks[seat], self.unknown[seat], None)), tuple(self.piles[seat]),
+            tuple([seen[s] for s in self._rank_strength]), self.rounds, self.leader,
+            tuple(self.eliminated), r.winner if r is not None else None,
+            len(r.table.cards) if r is not None else len(self.table))
+
+    def _taker_view(self, open_round: OpenRound) -> ClassicView:
+        if self._round is not open_round:
+            raise IllegalActionError("view: the round of this pickup request is over")
+        assert open_round.winner is not None
+        return self.view(open_round.winner)
 
     @property
     def is_over(self) -> bool:
@@ -171,6 +179,8 @@ class ClassicGame:
         new.decisions = list(self.decisions)
         new.events = list(self.events) if self.events is not None else None
         new._seen = dict(self._seen) if self._seen is not None else None
+        if self.pending is not None:  # the waiting round's table is shared: it is only read
+            new.pending = replace(self.pending, view_of=partial(new._taker_view, self._round))
         return new
 
     # -- playing ------------------------------------------------------------------------------
@@ -183,22 +193,64 @@ class ClassicGame:
         return self.result
 
     def play_round(self) -> bool:
-        """Apply the end checks of §2.8 and, if the game goes on, play one round.
-
-        Returns False once the game is over.
+        """Apply the end checks of §2.8 and, if the game goes on, play one round (asking the
+        pickup agent for a table's order if it needs one). Returns False once the game is over.
         """
+        if not self.begin_round():
+            return False
+        if self.pending is not None:
+            if self.pickup is None:
+                raise InvalidRulesError("pickup_order: agent needs a pickup agent (pickup=...), "
+                                        "or answer game.pending with game.finish_round(order)")
+            self.finish_round(self.pickup(self.pending))
+        return True
+
+    def begin_round(self) -> bool:
+        """Like :meth:`play_round`, but a round whose table needs a pickup order waits there,
+        :attr:`pending` the request, until :meth:`finish_round` gives the order: how a caller
+        answers outside a callback (an RL env, over its steps). False once the game is over."""
+        if self._round is not None:
+            raise IllegalActionError(f"seat {self._round.winner}: the round waits for its "
+                                     "pickup order (finish_round)")
         if self.result is not None or self._check_end():
             return False
         self.rounds += 1
         order = self.play_order()
-        table = _Table()
+        table = Table()
         showdowns: list[Showdown] | None = [] if self.events is not None else None
         end, winner, exhausted = self._showdowns(order, table, showdowns)
-        pickup: tuple[Card, ...] = ()
+        if end == "taken" and self.rules.pickup_order == "agent":
+            assert winner is not None
+            self._round = r = OpenRound(order, table, showdowns, end, winner, exhausted)
+            self.pending = PickupRequest(winner, tuple(table.cards), tuple(table.owners),
+                                         tuple(table.up), partial(self._taker_view, r))
+        else:  # no OpenRound built: it is most rounds, and a named tuple costs a round's 10%
+            self._close_round(order, table, showdowns, end, winner, exhausted,
+                              self._fixed_pickup(order, table, winner) if end == "taken" else ())
+        return True
+
+    def finish_round(self, order: Sequence[Card]) -> None:
+        """End the round waiting in :attr:`pending` with the table in ``order`` (first played
+        first), which must be a permutation of the table."""
+        r = self._round
+        if r is None:
+            raise IllegalActionError("finish_round: no round waits for a pickup order")
+        chosen = list(order)
+        if sorted(chosen) != sorted(r.table.cards):
+            deck = self.rules.deck
+            raise IllegalActionError(
+                f"seat {r.winner}: pickup order [{deck.format_cards(chosen)}] is not "
+                f"a permutation of the table [{deck.format_cards(r.table.cards)}]")
+        self.decisions.append(tuple(chosen))
+        self._round = self.pending = None
+        self._close_round(*r, chosen)
+
+    def _close_round(self, order: list[Seat], table: Table, showdowns: list[Showdown] | None,
+                     end: RoundEnd, winner: Seat | None, exhausted: str | None,
+                     pickup: Sequence[Card]) -> None:
+        """Put a round's table away (``pickup``: a taken table's order); eliminations, log."""
         if end == "taken":
             assert winner is not None
-            pickup = tuple(self._pickup_order(winner, order, table.cards, table.owners,
-                                              table.steps, table.up))
             self._put_away(winner, pickup)
         elif end == "void":
             for s in order:
@@ -215,14 +267,14 @@ class ClassicGame:
         self.eliminated.extend(went_out)
         if self.events is not None:
             assert showdowns is not None
-            self.events.append(RoundEvent(self.rounds, order[0], table.plays(), tuple(showdowns),
-                                          end, taker=winner, exhausted=exhausted, pickup=pickup,
+            self.events.append(RoundEvent(self.rounds, order[0], table.plays(),
+                                          tuple(showdowns), end, taker=winner,
+                                          exhausted=exhausted, pickup=tuple(pickup),
                                           eliminated=tuple(went_out)))
         if end != "draw":
             self._after_round(went_out)
-        return True
 
-    def _showdowns(self, order: list[Seat], table: _Table, showdowns: list[Showdown] | None
+    def _showdowns(self, order: list[Seat], table: Table, showdowns: list[Showdown] | None
                    ) -> tuple[RoundEnd, Seat | None, str | None]:
         """The round's showdowns and disputes (§2.3-2.6) onto ``table``: how the round ends,
         who takes the table, and the ``dispute_exhausted`` rule that ended it, if one did."""
@@ -335,24 +387,14 @@ class ClassicGame:
         else:
             self.piles[seat].extend(cards)
 
-    def _pickup_order(self, winner: Seat, order: list[Seat], t_cards: list[Card],
-                      t_owner: list[Seat], t_step: list[int], t_up: list[bool]) -> list[Card]:
+    def _fixed_pickup(self, order: list[Seat], table: Table, winner: Seat | None) -> list[Card]:
+        """A taken table in the rules' own pickup order (fixed or shuffled)."""
+        assert winner is not None
         how = self.rules.pickup_order
-        if how in FIXED_PICKUP_ORDERS:
-            return fixed_pickup_order(how, t_cards, t_owner, t_step, self.judge.strength, winner,
-                                      order)
         if how == "shuffled":
             assert self.rng is not None
-            cards = list(t_cards)
+            cards = list(table.cards)
             self.rng.shuffle(cards)
             return cards
-        assert self.pickup is not None
-        chosen = list(self.pickup(PickupRequest(winner, tuple(t_cards), tuple(t_owner),
-                                                tuple(t_up), self)))
-        if sorted(chosen) != sorted(t_cards):
-            deck = self.rules.deck
-            raise IllegalActionError(
-                f"seat {winner}: pickup order [{deck.format_cards(chosen)}] is not a "
-                f"permutation of the table [{deck.format_cards(t_cards)}]")
-        self.decisions.append(tuple(chosen))
-        return chosen
+        return fixed_pickup_order(how, table.cards, table.owners, table.steps,
+                                  self.judge.strength, winner, order)

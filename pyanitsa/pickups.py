@@ -4,19 +4,18 @@ is asked with ``pickup_order: agent``. The reference engine (:mod:`pyanitsa.clas
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from functools import cached_property
 
 from pyanitsa.cards import Card, Seat
-
-if TYPE_CHECKING:
-    from pyanitsa.classic import ClassicGame
+from pyanitsa.classic_view import ClassicView
 
 
 @dataclass(frozen=True)
 class PickupRequest:
-    """What a winner's agent is asked with ``pickup_order: agent``."""
+    """What a winner's agent is asked with ``pickup_order: agent``: the table, and what the
+    winner knows (:attr:`view`), never the game itself."""
 
     seat: Seat
     """The seat that took the table."""
@@ -26,8 +25,15 @@ class PickupRequest:
     """Who put each card down."""
     face_up: tuple[bool, ...]
     """False for stakes put face down."""
-    game: ClassicGame
-    """The game (for public information: counts, rounds, the round's plays)."""
+    view_of: Callable[[], ClassicView] = field(repr=False, compare=False)
+    """Builds :attr:`view` (the engine's; a callback reads :attr:`view`)."""
+
+    @cached_property
+    def view(self) -> ClassicView:
+        """The winner's view of the game as the round stands: its stack without the cards it
+        put on this table, ``seen`` counting this table's face-up cards. Built when first read
+        (a replayed order needs none), which must be while the round waits for this order."""
+        return self.view_of()
 
 
 FIXED_PICKUP_ORDERS = ("table", "by_seat", "winner_first", "loser_first", "high_first",

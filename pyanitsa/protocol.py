@@ -21,20 +21,19 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from functools import cache
 from importlib.metadata import entry_points
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 import numpy as np
 
 from pyanitsa.cards import Card, Seat
+from pyanitsa.classic_view import PickupView
 from pyanitsa.errors import PyanitsaError
 from pyanitsa.ranks import RankTable, rank_table
 from pyanitsa.rules import Rules
-from pyanitsa.showdown import Judge
 
 if TYPE_CHECKING:
-    from pyanitsa.classic import ClassicGame, PickupRequest
+    from pyanitsa.pickups import PickupRequest
 
 
 class UnsupportedDecisionError(PyanitsaError):
@@ -67,38 +66,6 @@ class HandView:
         """Rank index of each card of my hand, in ``hand`` order."""
         rank_of = self.ranks.rank_of
         return [rank_of[c] for c in self.hand]
-
-
-@dataclass(frozen=True)
-class PickupView:
-    """What a classic player knows when it orders a table it won."""
-
-    rules: Rules
-    seat: Seat
-    players: int
-    cards: tuple[Card, ...]
-    """The table, in table order."""
-    owners: tuple[Seat, ...]
-    """Who put each card down."""
-    face_up: tuple[bool, ...]
-    """False for stakes that went down face down."""
-    stack_sizes: tuple[int, ...]
-    """Every seat's stack size (public: stacks are on the table)."""
-    pile_sizes: tuple[int, ...]
-    """Every seat's won-pile size."""
-    in_game: tuple[bool, ...]
-    known_tail: tuple[Card, ...]
-    """The bottom part of my stack that I placed myself, top to bottom (what I remember)."""
-    my_pile: tuple[Card, ...]
-    """My won pile, first put first (I placed every card of it)."""
-    seen: tuple[int, ...]
-    """Cards of each rank turned face up so far in the game, this table included."""
-    rounds: int
-    """Rounds begun so far."""
-
-    @property
-    def ranks(self) -> RankTable:
-        return rank_table(self.rules)
 
 
 @runtime_checkable
@@ -178,54 +145,9 @@ def view_for(rules: Rules, seat: Seat, players: int, hand: Sequence[Card],
     return HandView(rules.copy(), seat, players, sorted_hand, unseen, set_aside)
 
 
-@dataclass(frozen=True)
-class ClassicView:
-    """What a seat of a classic game knows between decisions: public counts and its own cards.
-    The fields of :class:`PickupView` other than the table's."""
-
-    rules: Rules
-    seat: Seat
-    players: int
-    stack_sizes: tuple[int, ...]
-    pile_sizes: tuple[int, ...]
-    in_game: tuple[bool, ...]
-    known_tail: tuple[Card, ...]
-    """The bottom part of my stack that I placed myself, top to bottom."""
-    my_pile: tuple[Card, ...]
-    seen: tuple[int, ...]
-    """Cards of each rank turned face up so far."""
-    rounds: int
-
-
-def classic_view(game: ClassicGame, seat: Seat) -> ClassicView:
-    """``seat``'s view of ``game`` now: the one reader of the engine's state for agents and
-    envs, which never index its internals (``unknown``, ``seen`` by strength)."""
-    stack = game.stacks[seat]
-    unknown = game.unknown[seat]
-    known = tuple(stack[i] for i in range(unknown, len(stack)))
-    seen = game.seen
-    return ClassicView(
-        rules=game.rules.copy(), seat=seat, players=game.players,
-        stack_sizes=tuple(len(s) for s in game.stacks),
-        pile_sizes=tuple(len(p) for p in game.piles), in_game=tuple(game.in_game),
-        known_tail=known, my_pile=tuple(game.piles[seat]),
-        seen=tuple(seen[s] for s in _rank_strengths(game.rules)), rounds=game.rounds)
-
-
-@cache
-def _rank_strengths(rules: Rules) -> tuple[int, ...]:
-    """The engine's strength of each rank index (ranks and strengths are one to one)."""
-    table = rank_table(rules)
-    strength = Judge(rules).strength
-    out = [0] * table.num_ranks
-    for card, r in enumerate(table.rank_of):
-        out[r] = strength[card]
-    return tuple(out)
-
-
 def pickup_view(request: PickupRequest) -> PickupView:
-    """The winner's view of a table it must order: its :func:`classic_view` and the table."""
-    v = classic_view(request.game, request.seat)
+    """The winner's view of a table it must order: its view of the game and the table."""
+    v = request.view
     return PickupView(
         rules=v.rules, seat=v.seat, players=v.players, cards=request.cards,
         owners=request.owners, face_up=request.face_up, stack_sizes=v.stack_sizes,

@@ -326,7 +326,7 @@ def test_classic_observation_is_player_relative() -> None:
     env = ClassicEnv(players=3, seat=2)
     obs, _ = env.reset(seed=1)
     lay = env.layout
-    game = env._driver.pending.game
+    game = env._driver.game
     stacks = obs[lay.slices["stacks"]] * lay.deck_size
     assert np.allclose(stacks, [len(game.stacks[s]) for s in (2, 0, 1)])
     assert obs[lay.slices["seat"]].argmax() == 2
@@ -583,3 +583,56 @@ def test_classic_episodes_are_dealt_by_the_core() -> None:
     dealt = Record.dealt(env.rules, 3, env.deal_seed)
     played = env.record()
     assert (played.seats, played.dealer, played.seed) == (dealt.seats, dealt.dealer, dealt.seed)
+
+
+@pytest.mark.parametrize("kwargs", [{"players": 2}, {"players": 3, "opponents": "random"},
+                                    {"players": 4, "rules": "war-52",
+                                     "opponents": "pickup_tie_aware"}])
+def test_classic_episode_is_the_core_engines_game(kwargs: dict) -> None:
+    """A seeded episode, step by step, is the game the core engine plays from the same deal with
+    the same decisions (asked through its callback): each learner decision comes at the round
+    where the engine's log shows the learner taking that table, with the stack sizes the engine
+    shows it then, and the orders placed are the pickups of the log."""
+    from pyanitsa.records import Record
+
+    env = ClassicEnv(seat="random", **kwargs)
+    lay, deck = env.layout, env.rules.deck
+    rng = np.random.default_rng(7)
+    obs, info = env.reset(seed=11)
+    seat, players = env.seat, env.players
+    asked: list[tuple[int, tuple[int, ...], list[float], list[int]]] = []
+    last = None
+    done = False
+    while not done:
+        request = env._driver.pending
+        if request is not last:  # a new table to order (one request per table)
+            last = request
+            stacks = obs[lay.slices["stacks"]] * lay.deck_size
+            asked.append((request.view.rounds, request.cards, stacks.round().tolist(), []))
+        action = int(rng.choice(np.flatnonzero(info["action_mask"])))
+        asked[-1][3].append(action)
+        obs, _, done, _, info = env.step(action)
+    record = env.record()
+    dealt = Record.dealt(env.rules, players, env.deal_seed)
+    assert (record.seats, record.dealer, record.seed) == (dealt.seats, dealt.dealer, dealt.seed)
+    decisions = iter(record.decisions)
+    shown = []
+
+    def pickup(request):  # the record's orders, noting what the learner's seat is shown
+        if request.seat == seat and len({lay.rank_of[c] for c in request.cards}) > 1:
+            view = request.view
+            shown.append([float(view.stack_sizes[(seat + i) % players]) for i in range(players)])
+        return deck.parse_cards(next(decisions))
+
+    game = Record(env.rules, dealt.seats, dealer=dealt.dealer, seed=dealt.seed).game(
+        pickup=pickup, log=True)
+    assert game.play().to_json() == info["result"]
+    taken = [e for e in game.events if e.taker == seat
+             and len({lay.rank_of[p.card] for p in e.plays}) > 1]
+    assert len(taken) == len(asked) > 0
+    for event, (rounds, cards, _, actions) in zip(taken, asked, strict=True):
+        assert event.number == rounds and tuple(p.card for p in event.plays) == cards
+        # the ranks named, then the cards left (all of one rank) as they lay
+        ranks = [lay.rank_of[c] for c in event.pickup]
+        assert ranks[:len(actions)] == actions and len(set(ranks[len(actions):])) <= 1
+    assert shown == [a[2] for a in asked]

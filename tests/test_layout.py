@@ -293,3 +293,27 @@ def test_every_folder_of_package_data_is_a_listed_package() -> None:
             if ".".join((top, *rel)) not in listed:
                 unlisted.append(f"{f.relative_to(REPO_ROOT)}")
     assert not unlisted, f"data outside a listed package: {unlisted}"
+
+
+MAX_FUNCTION_LINES = 80
+MAX_MODULE_LINES = 400
+SIZED = ("pyanitsa", "envs", "agents", "tournaments", "training")
+"""The folders held to the developers' guide's sizes (functions under ~80 lines, modules under
+~400): split along a real seam when one grows past them."""
+
+
+def test_functions_and_modules_stay_small() -> None:
+    over = []
+    for folder in SIZED:
+        for path in python_files(REPO_ROOT / folder):
+            text = path.read_text(encoding="utf-8")
+            where = path.relative_to(REPO_ROOT)
+            lines = len(text.splitlines())
+            if lines > MAX_MODULE_LINES:
+                over.append(f"{where}: {lines} lines (module)")
+            for node in ast.walk(ast.parse(text)):
+                if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                    n = node.end_lineno - node.lineno + 1
+                    if n > MAX_FUNCTION_LINES:
+                        over.append(f"{where}:{node.lineno}: {node.name}() {n} lines")
+    assert not over, "over the size limits:\n" + "\n".join(over)

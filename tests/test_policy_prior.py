@@ -24,7 +24,8 @@ from pyanitsa.agents.policy import (  # noqa: E402
 )
 from pyanitsa.observation import TacticalLayout, TacticalSeat  # noqa: E402
 from pyanitsa.rules import preset  # noqa: E402
-from pyanitsa.training.config import TrainConfigError, parse_config  # noqa: E402
+from pyanitsa.training.config import TrainConfigError  # noqa: E402
+from pyanitsa.training.config_load import parse_config  # noqa: E402
 
 RULES = preset("tactical")
 LAYOUT = TacticalLayout(RULES, 2)

@@ -84,9 +84,9 @@ torch = pytest.importorskip("torch")
 @pytest.fixture
 def shipped(tmp_path, monkeypatch):
     """A copy of the shipped policy whose sidecar a test rewrites; building a network fails."""
-    from pyanitsa.agents import policy
+    from pyanitsa.agents import policy_files
 
-    src = policy.POLICIES_DIR / "tactical-2p.pt"
+    src = policy_files.POLICIES_DIR / "tactical-2p.pt"
     pt = tmp_path / "p.pt"
     pt.write_bytes(src.read_bytes())
     side = json.loads(src.with_suffix(".json").read_text())
@@ -99,7 +99,7 @@ def shipped(tmp_path, monkeypatch):
     def no_build(meta):
         raise AssertionError(f"a network was built for {meta.net_arch}")
 
-    monkeypatch.setattr(policy, "build_policy", no_build)
+    monkeypatch.setattr(policy_files, "build_policy", no_build)  # what load_policy calls
     return write
 
 

@@ -95,8 +95,8 @@ def test_a_league_run_has_two_generations_whose_weights_sum_to_one(uninterrupted
 
 
 def test_the_final_policy_samples_different_orders(uninterrupted):
-    from pyanitsa.agents.protocol import hand_view
     from pyanitsa.dealing import deal
+    from pyanitsa.protocol import hand_view
     from pyanitsa.rng import Rng
     from pyanitsa.rules import preset
 

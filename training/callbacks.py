@@ -62,7 +62,7 @@ class League(BaseCallback):
             self.training_env.env_method("set_opponents", self.pool())
 
     def _on_step(self) -> bool:
-        from pyanitsa.agents.policy import save_policy
+        from pyanitsa.agents.policy_files import save_policy
 
         sp, step = self.cfg.self_play, self.num_timesteps
         if sp.every and step >= self.next:

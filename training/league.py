@@ -190,7 +190,7 @@ class LeagueTrainer(BaseCallback):
         return True
 
     def new_generation(self, step: int) -> None:
-        from pyanitsa.agents.policy import save_policy
+        from pyanitsa.agents.policy_files import save_policy
         from pyanitsa.agents.specs import make_agent
 
         start = time.perf_counter()

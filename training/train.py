@@ -50,13 +50,8 @@ from typing import Any
 import numpy as np
 import yaml
 
-from pyanitsa.training.config import (
-    TrainConfig,
-    TrainConfigError,
-    config_help,
-    load_config,
-    parse_config,
-)
+from pyanitsa.training.config import TrainConfig, TrainConfigError
+from pyanitsa.training.config_load import config_help, load_config, parse_config
 from pyanitsa.training.pool import OpponentPool
 
 
@@ -71,11 +66,9 @@ def train(cfg: TrainConfig, *, log: Any = None, resume: bool = False,
     from stable_baselines3.common.logger import Logger
 
     import pyanitsa.envs  # noqa: F401  (registers the environments)
-    from pyanitsa.agents.policy import policy_meta
     from pyanitsa.envs.tactical import TacticalEnv
     from pyanitsa.training import callbacks as cb
     from pyanitsa.training import checkpoint as ck
-    from pyanitsa.training.league import league_callback
 
     log = log or _write_line
     run = cfg.run_dir
@@ -88,14 +81,7 @@ def train(cfg: TrainConfig, *, log: Any = None, resume: bool = False,
     venv = _seeded_envs(cfg)
     try:
         model = _build_model(cfg, venv, ckpt)
-        provenance = {"name": cfg.name, "seed": cfg.seed, "config": config}
-
-        def meta_fn() -> Any:
-            return policy_meta(model.policy, cfg.algorithm, rules, players,
-                               {**provenance, "steps": int(model.num_timesteps)})
-
-        league = league_callback(cfg, run, meta_fn, log)
-        evaluator = cb.Evaluator(cfg, run, meta_fn, log)
+        meta_fn, league, evaluator = _watchers(cfg, run, model, (rules, players), config, log)
         seconds = dict(ckpt["seconds"]) if ckpt else {"learn": 0.0, "sessions": 0}
         seconds["sessions"] += 1
         start = time.perf_counter()
@@ -123,11 +109,7 @@ def train(cfg: TrainConfig, *, log: Any = None, resume: bool = False,
                                   cb.PinThreads(cfg.torch_threads), cb.Progress(cfg, evaluator)],
                         tb_log_name=cfg.name, reset_num_timesteps=ckpt is None)
             if stop["signum"]:
-                # a signal in the last rollout: no rollout start followed to save at
-                if not checkpointer.stopped:
-                    checkpointer.saved, checkpointer.saved_step = save(), model.num_timesteps
-                raise ck.TrainingStopped(stop["signum"], checkpointer.saved_step,
-                                         checkpointer.saved)
+                _stopped(stop["signum"], checkpointer, save, model)
         learn_s = seconds["learn"] + time.perf_counter() - start
         # the final evaluation can be long: a Ctrl-C in it resumes from here, not from the
         # last periodic checkpoint
@@ -144,6 +126,34 @@ def train(cfg: TrainConfig, *, log: Any = None, resume: bool = False,
     log(f"trained {info['steps']} steps in {learn_s:.0f} s ({info['steps_per_s']:.0f} steps/s "
         f"outside evaluation); policy: {run / 'model.pt'}")
     return run
+
+
+def _watchers(cfg: TrainConfig, run: Path, model: Any, game: tuple[Any, int],
+              config: dict[str, Any], log: Any) -> tuple[Any, Any, Any]:
+    """What watches the learning: the sidecar of the policy as it stands (``meta_fn``), the
+    league (or self-play) callback and the evaluator."""
+    from pyanitsa.agents.policy_meta import policy_meta
+    from pyanitsa.training import callbacks as cb
+    from pyanitsa.training.league import league_callback
+
+    rules, players = game
+    provenance = {"name": cfg.name, "seed": cfg.seed, "config": config}
+
+    def meta_fn() -> Any:
+        return policy_meta(model.policy, cfg.algorithm, rules, players,
+                           {**provenance, "steps": int(model.num_timesteps)})
+
+    return meta_fn, league_callback(cfg, run, meta_fn, log), cb.Evaluator(cfg, run, meta_fn, log)
+
+
+def _stopped(signum: int, checkpointer: Any, save: Any, model: Any) -> None:
+    """Raise TrainingStopped for a signal; one in the last rollout had no rollout start after
+    it to save at, so the checkpoint is saved here."""
+    from pyanitsa.training import checkpoint as ck
+
+    if not checkpointer.stopped:
+        checkpointer.saved, checkpointer.saved_step = save(), model.num_timesteps
+    raise ck.TrainingStopped(signum, checkpointer.saved_step, checkpointer.saved)
 
 
 def _seeded_envs(cfg: TrainConfig) -> Any:
@@ -285,7 +295,7 @@ def _restore(ckpt: dict[str, Any], venv: Any, league: Any, evaluator: Any,
 def _finish(cfg: TrainConfig, run: Path, model: Any, meta_fn: Any, evaluator: Any, *,
             force: bool, log: Any) -> list[Any]:
     """Save the policy (and export it), then the final evaluation."""
-    from pyanitsa.agents.policy import save_policy
+    from pyanitsa.agents.policy_files import save_policy
 
     save_policy(model.policy, meta_fn(), run / "model.pt")
     if cfg.save_zip:

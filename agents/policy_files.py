@@ -1,0 +1,183 @@
+"""A saved policy on disk (``ppo:``, :mod:`pyanitsa.agents.policy`): writing its files,
+rebuilding its network from the sidecar, finding the file a spec names and loading it.
+
+The formats are described in :mod:`pyanitsa.agents.policy`; torch and stable-baselines3 are
+imported only inside the functions that need them.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from pyanitsa.agents.numpy_policy import (
+    ACTIVATIONS,
+    NumpyActor,
+    actor_arrays,
+    load_actor,
+    save_actor,
+)
+from pyanitsa.agents.policy_meta import PolicyLoadError, PolicyMeta, policy_meta, read_sidecar
+from pyanitsa.errors import PyanitsaError
+from pyanitsa.observation import TacticalLayout
+from pyanitsa.rules import Rules
+
+POLICIES_DIR = Path(__file__).resolve().parent / "policies"
+"""Policies shipped with the package (``ppo:NAME`` finds ``NAME.pt`` here)."""
+
+def save_policy(policy: Any, meta: PolicyMeta, path: str | os.PathLike[str]) -> Path:
+    """Write ``PATH.pt`` (the state_dict), ``PATH.npz`` (the actor in numpy, when the numpy
+    actor has the activation) and ``PATH.json`` (the sidecar); returns the ``.pt``."""
+    import torch
+
+    pt = Path(path).with_suffix(".pt")
+    pt.parent.mkdir(parents=True, exist_ok=True)
+    state = {k: v.detach().cpu().clone() for k, v in policy.state_dict().items()}
+    tmp = pt.with_suffix(".pt.tmp")
+    torch.save(state, tmp)
+    os.replace(tmp, pt)
+    npz = pt.with_suffix(".npz")
+    if meta.activation in ACTIVATIONS:
+        save_actor(actor_arrays(state, meta), npz)
+    else:  # a stale actor beside new weights would play the old policy
+        npz.unlink(missing_ok=True)
+    pt.with_suffix(".json").write_text(json.dumps(meta.to_json(), indent=1, sort_keys=True)
+                                       + "\n", encoding="utf-8")
+    return pt
+
+
+def build_policy(meta: PolicyMeta) -> Any:
+    """An untrained stable-baselines3 policy with the sidecar's architecture."""
+    import torch
+    from gymnasium import spaces
+
+    extra: dict[str, Any] = {}
+    if meta.prior == "hand":
+        from pyanitsa.agents.policy_prior import PriorPolicy as cls
+
+        extra = cls.kwargs_for(TacticalLayout(meta.make_rules(), meta.players))
+    elif meta.algorithm == "MaskablePPO":
+        from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy as cls
+    else:
+        from stable_baselines3.common.policies import ActorCriticPolicy as cls
+    if meta.features == "last":
+        from pyanitsa.agents.policy_prior import LastPlayed
+
+        extra.update(LastPlayed.kwargs_for(TacticalLayout(meta.make_rules(), meta.players)))
+    activation = getattr(torch.nn, meta.activation, None)
+    if activation is None:
+        raise PolicyLoadError(f"activation {meta.activation!r} is not a torch.nn class")
+    obs = spaces.Box(0.0, 1.0, (meta.obs_size,), np.float32)
+    act = spaces.Discrete(meta.actions)
+    return cls(obs, act, lambda _: 0.0, net_arch=meta.net_arch, activation_fn=activation,
+               **extra)
+
+
+# -- finding and loading --------------------------------------------------------------------------
+
+
+def resolve_path(arg: str) -> Path:
+    """The file a ``ppo:ARG`` names: a ``.pt``/``.zip``, a stem, a run folder or a bundled name."""
+    text = arg.strip()
+    if not text:
+        raise PolicyLoadError("ppo: give a path (ppo:runs/x/model.pt) or a bundled name "
+                              f"({', '.join(bundled_policies()) or 'none installed'})")
+    p = Path(text).expanduser()
+    candidates = [p]
+    if p.is_dir():
+        candidates = [p / f"model{s}" for s in SUFFIXES]
+    elif p.suffix not in SUFFIXES:
+        candidates = [p.with_name(p.name + s) for s in SUFFIXES]
+        if "/" not in text and os.sep not in text:
+            candidates += [POLICIES_DIR / f"{text}{s}" for s in SUFFIXES[:2]]
+    for c in candidates:
+        if c.is_file():
+            return c
+    names = ", ".join(bundled_policies()) or "none installed"
+    raise PolicyLoadError(f"ppo:{text}: no policy file (looked for "
+                          f"{', '.join(str(c) for c in candidates)}; bundled: {names})")
+
+
+SUFFIXES = (".pt", ".npz", ".zip")
+"""What a policy's weights file may be called, in the order a stem looks for them."""
+
+
+def bundled_policies() -> list[str]:
+    if not POLICIES_DIR.is_dir():
+        return []
+    return sorted({p.stem for s in SUFFIXES[:2] for p in POLICIES_DIR.glob(f"*{s}")})
+
+
+def load_policy(path: str | os.PathLike[str], *, trust: bool = False) -> tuple[Any, PolicyMeta]:
+    """Load a saved policy: weights-only from ``.pt`` + ``.json``, or a trusted SB3 ``.zip``."""
+    p = Path(path)
+    if p.suffix == ".zip":
+        if not trust:
+            raise PolicyLoadError(
+                f"{p}: a stable-baselines3 .zip unpickles code; load it only if you trust it, "
+                f"with ppo:{p}(trust=True), or use the weights-only {p.with_suffix('.pt')}")
+        return _load_zip(p)
+    if p.suffix == ".npz":
+        raise PolicyLoadError(f"{p}: torch plays from the .pt weights, and "
+                              f"{p.with_suffix('.pt').name} is missing")
+    meta = read_sidecar(p)
+    side = p.with_suffix(".json")
+    need = 4 * meta.parameters()  # float32 weights, before the network is built
+    have = p.stat().st_size
+    if have < need:
+        raise PolicyLoadError(f"{side}: net_arch asks for {meta.parameters():,} weights "
+                              f"({need:,} bytes) but {p.name} holds {have:,} bytes")
+    try:
+        meta.make_rules()
+    except PyanitsaError as exc:
+        raise PolicyLoadError(f"{side}: rules: {exc}") from None
+    import torch  # after the sidecar checks: a bad sidecar is refused without the import
+
+    policy = build_policy(meta)
+    try:
+        state = torch.load(p, map_location="cpu", weights_only=True)
+        policy.load_state_dict(state)
+    except Exception as exc:  # an unpickling refusal or a shape mismatch: one clear line
+        raise PolicyLoadError(f"{p}: cannot load the weights ({type(exc).__name__}: "
+                              f"{str(exc).splitlines()[0]})") from None
+    policy.set_training_mode(False)
+    return policy, meta
+
+
+def load_numpy_policy(path: str | os.PathLike[str]) -> tuple[NumpyActor, PolicyMeta]:
+    """Load the numpy actor ``PATH.npz`` beside a policy's ``.pt`` (no torch imported)."""
+    p = Path(path)
+    npz = p.with_suffix(".npz")
+    if p.suffix == ".zip" or not npz.is_file():
+        raise PolicyLoadError(f"{p}: no numpy weights {npz.name} (write them with "
+                              f"save_policy, or play with backend=torch)")
+    meta = read_sidecar(p)
+    return load_actor(npz, meta), meta
+
+
+def _load_zip(p: Path) -> tuple[Any, PolicyMeta]:
+    from sb3_contrib import MaskablePPO
+    from stable_baselines3 import PPO
+
+    side = p.with_suffix(".json")
+    extra = json.loads(side.read_text(encoding="utf-8")) if side.is_file() else {}
+    errors = []
+    for cls in (MaskablePPO, PPO):
+        try:
+            model = cls.load(p, device="cpu")
+            break
+        except Exception as exc:  # the other algorithm's zip: try the next class
+            errors.append(f"{cls.__name__}: {exc}")
+    else:
+        raise PolicyLoadError(f"{p}: not a MaskablePPO or PPO save ({'; '.join(errors)})")
+    rules = extra.get("rules") or {"mode": "tactical", "deck": "36"}
+    players = int(extra.get("players", 2))
+    meta = policy_meta(model.policy, type(model).__name__, Rules.from_options(
+        {k: v for k, v in rules.items() if k != "mode"}, mode=rules.get("mode", "tactical")),
+        players)
+    model.policy.set_training_mode(False)
+    return model.policy, meta
