@@ -5,6 +5,7 @@ together by hand from the core (``Record.dealt``, ``hand_view``, the agent, ``ch
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import json
 
@@ -188,3 +189,64 @@ def test_episodes_are_the_core_games(name: str) -> None:
         assert base.result == want["result"]
         assert info["result"] == want["result"].to_json()
         assert reward == want["reward"]
+
+
+# -- the fast path for agents that order from the hand alone ------------------------------------
+
+
+def test_random_orders_from_the_hand_as_from_its_view() -> None:
+    from pyanitsa.agents.scripted import RandomAgent
+
+    env = TacticalEnv()
+    agent = RandomAgent()
+    for seed in range(50):
+        env.reset(seed=seed)
+        hands = env._scorer.deal_keys(seed) % 36
+        view = hand_view(env.rules, 1, hands.tolist(), 0)
+        a, b = np.random.default_rng(seed), np.random.default_rng(seed)
+        order = agent.order_cards(np.asarray(view.hand), a)
+        assert order.tolist() == agent.order_hand(view, b)
+        assert check_order(order.tolist(), view.hand, "x", env.rules) == order.tolist()
+        assert a.bit_generator.state == b.bit_generator.state
+
+
+def test_only_our_own_classes_take_the_fast_path() -> None:
+    """A subclass elsewhere may override ``order_hand``: it gets its view and the check."""
+    from pyanitsa.agents.scripted import RandomAgent
+    from pyanitsa.envs.tactical import fast_order
+
+    class Mine(RandomAgent):
+        def order_hand(self, view, rng):
+            return list(view.hand)  # ascending, not random
+
+    class Inherits(RandomAgent):
+        order_cards = RandomAgent.order_cards  # declared here, but not by a class of ours
+
+    assert fast_order(RandomAgent) is RandomAgent.__dict__["order_cards"]
+    assert fast_order(Mine) is None and fast_order(Inherits) is None
+    env = TacticalEnv(players=3, opponents=[Mine(), "random"])
+    run = [env.reset(seed=s) and env for s in range(3)]
+    for e in run:
+        while e.result is None:
+            e.step(int(np.flatnonzero(e.action_masks())[0]))
+        ranks = [e.layout.rank_of[c] for c in e.record().seats[1]]
+        assert ranks == sorted(ranks)
+
+
+def test_a_seat_pickled_before_lazy_by_rank_restores() -> None:
+    """A training checkpoint holds the learner's seat: one pickled with the eager ``by_rank``
+    slot of before still resumes its episode."""
+    env = TacticalEnv()
+    env.reset(seed=3)
+    me = env._me
+    env.step(int(np.flatnonzero(me.mask)[0]))
+    old = {k: getattr(me, k) for k in ("layout", "seat", "left", "by_rank", "ranks", "obs",
+                                      "mask", "illegal", "_cursor", "_nranks", "_inv")}
+    seat = type(me).__new__(type(me))
+    seat.__setstate__((None, copy.deepcopy(old)))
+    assert (seat.left, seat.ranks, seat.by_rank) == (me.left, me.ranks, me.by_rank)
+    assert np.array_equal(seat.obs, me.obs) and np.array_equal(seat.mask, me.mask)
+    while not seat.done:
+        seat.play(int(np.flatnonzero(seat.mask)[0]))
+        me.play(int(np.flatnonzero(me.mask)[0]))
+    assert seat.order() == me.order()
