@@ -86,15 +86,6 @@ class TacticalScorer:
         self._key_table = sort_keys(self.rules)
         self._keyed = np.zeros((self.players, self.rules.deck.size // self.players), np.int64)
 
-    def dealer(self) -> Callable[[int], Record] | None:
-        """What deals a seed for :func:`seeded_deal`: the batch core's compiled
-        ``Record.dealt`` with the batch engine, else ``None`` (the core's)."""
-        if self.engine != "batch":
-            return None
-        from pyanitsa.batch.deals import SeededDealer
-
-        return SeededDealer(self.rules, self.players)
-
     def deal_keys(self, seed: int) -> np.ndarray:
         """The hands of ``Record.dealt(rules, players, seed)`` as sort keys ``rank * deck +
         card`` (:func:`sort_keys`), each hand in the order dealt: a ``[players, n]`` array,
