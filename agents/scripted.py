@@ -45,7 +45,13 @@ class RandomAgent(BaseAgent):
     """
 
     def order_hand(self, view: HandView, rng: np.random.Generator) -> list[Card]:
-        return [view.hand[i] for i in rng.permutation(len(view.hand))]
+        return self.order_cards(np.asarray(view.hand, np.int64), rng).tolist()
+
+    def order_cards(self, hand: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        """:meth:`order_hand` from the view's ``hand`` alone (an int64 array, sorted as the view
+        sorts it), the only part of the view this agent reads: an env may call this without
+        building the view, and the same draw from ``rng`` gives the same order."""
+        return hand[rng.permutation(len(hand))]
 
     def mix(self, view: HandView) -> Mix | None:
         """Uniform over the distinct rank orders (each stands for the same number of card

@@ -75,6 +75,19 @@ class BareEnv(gym.Env):
         info = {"action_mask": self.mask.copy(), "illegal_action": False}
         return self.obs.copy(), 0.0, self.placed == self.hand, False, info
 
+    def action_masks(self) -> np.ndarray:
+        return self.mask.copy()
+
+
+def wrapped_bare() -> gym.Env:
+    """The bare env inside the wrappers ``gym.make("pyanitsa/Tactical-v0")`` adds: what the
+    wrappers alone cost, the best a ``gym.make`` env of this shape can do."""
+    from gymnasium.wrappers import OrderEnforcing, PassiveEnvChecker
+
+    from pyanitsa.envs._common import ActionMasks
+
+    return ActionMasks(OrderEnforcing(PassiveEnvChecker(BareEnv())))
+
 
 @dataclass(frozen=True)
 class Workload:
@@ -95,6 +108,8 @@ WORKLOADS = {w.name: w for w in [
              lambda: gym.make("pyanitsa/Tactical-v0", players=4), 100_000, 10_000),
     Workload("classic-v0", 'gym.make("pyanitsa/Classic-v0"): 36 cards, 2 players, random '
              "opponent", lambda: gym.make("pyanitsa/Classic-v0"), 20_000, 3_000),
+    Workload("bare-wrapped", "the bare env in gym.make's wrappers (checker, order enforcing, "
+             "action masks)", wrapped_bare, 200_000, 20_000),
     Workload("bare", "yardstick: a bare env of Tactical-v0's shape", BareEnv, 200_000, 20_000),
 ]}
 

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from functools import cache
+from itertools import chain
 from typing import Any
 
 import gymnasium as gym
@@ -27,8 +29,9 @@ from pyanitsa.envs._common import (
 from pyanitsa.observation import TacticalSeat
 from pyanitsa.orders import check_order
 from pyanitsa.protocol import hand_view
+from pyanitsa.ranks import rank_table
 from pyanitsa.records import Record
-from pyanitsa.results import TacticalResult
+from pyanitsa.results import TacticalResult, Termination
 from pyanitsa.rules import Rules
 from pyanitsa.tactical import TacticalGame
 
@@ -58,6 +61,7 @@ class TacticalScorer:
             raise ValueError(f"engine: {engine!r} is not one of {', '.join(ENGINES)}")
         self.rules = rules
         self.players = players
+        self._setup_deal()
         self.engine = "reference"
         if engine != "reference":
             try:
@@ -74,17 +78,27 @@ class TacticalScorer:
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(state)
+        self._setup_deal()
         if self.engine == "batch":
             self._setup_batch()
 
-    def dealer(self) -> Callable[[int], Record] | None:
-        """What deals a seed for :func:`seeded_deal`: the batch core's compiled
-        ``Record.dealt`` with the batch engine, else ``None`` (the core's)."""
-        if self.engine != "batch":
-            return None
-        from pyanitsa.batch.deals import SeededDealer
+    def _setup_deal(self) -> None:
+        self._key_table = sort_keys(self.rules)
+        self._keyed = np.zeros((self.players, self.rules.deck.size // self.players), np.int64)
 
-        return SeededDealer(self.rules, self.players)
+    def deal_keys(self, seed: int) -> np.ndarray:
+        """The hands of ``Record.dealt(rules, players, seed)`` as sort keys ``rank * deck +
+        card`` (:func:`sort_keys`), each hand in the order dealt: a ``[players, n]`` array,
+        overwritten by the next deal.
+
+        Keys, so that sorting a row sorts the hand as a view does (weakest rank first, then by
+        card) and ``key % deck`` is the card, ``key // deck`` its rank."""
+        if self.engine == "batch":
+            self._deal_cards(np.uint64(seed), *self._deal_args)
+        else:
+            self._keyed[:] = self._key_table[np.array(Record.dealt(self.rules, self.players,
+                                                                   seed).seats)]
+        return self._keyed
 
     def play(self, orders: Sequence[Sequence[Card]]) -> TacticalResult:
         if self.engine == "batch":
@@ -107,17 +121,58 @@ class TacticalScorer:
         self._out = np.zeros((1, core.N_TRESULT), np.int64)
         self._scratch = core.hand_scratch(self._hands)
         self._core = core
-        self._result = api.tactical_result
+        self._flat_hands = self._hands.reshape(-1)
+        self._play_args = (self._hands, self._lens, players, *self._judge, self._scores,
+                           self._wins, self._out, 0, *self._scratch)
+        # SeededDealer's deal with the key table for the "strengths" dealt (see deal_keys)
+        from pyanitsa.batch.deals import deal_cards
+
+        size = rules.deck.size
+        dealer_fixed = -1 if rules.dealer == "random" else int(rules.dealer)
+        self._deal_cards = deal_cards
+        self._deal_args = (np.int64(players), np.int64(size), True, np.int64(dealer_fixed),
+                           np.zeros(size, np.int64), self._key_table, self._keyed,
+                           np.zeros(players, np.int64))
 
     def _play_batch(self, orders: Sequence[Sequence[Card]]) -> TacticalResult:
-        hands, strength = self._hands, self._strength
-        for s, order in enumerate(orders):
-            hands[s] = strength[order]
+        # one conversion of all the orders to an array, not one per seat
+        self._flat_hands[:] = self._strength[list(chain.from_iterable(orders))]
+        self._core.play_hands(*self._play_args)
+        # api.tactical_result's fields, read with one tolist() per array instead of a numpy
+        # scalar per field (a tenth of an episode's time)
         players = self.players
-        scores, wins, out = self._scores, self._wins, self._out
-        self._core.play_hands(hands, self._lens, players, *self._judge, scores, wins, out, 0,
-                              *self._scratch)
-        return self._result(out[0], scores[0], wins[0], players)
+        out = self._out[0].tolist()
+        wins = self._wins[0].tolist()
+        winners = tuple(s for s in range(players) if wins[s])
+        return TacticalResult(Termination.WIN if len(winners) == 1 else Termination.DRAW,
+                              winners, tuple(self._scores[0].tolist()[:players]),
+                              out[self._core.T_REMOVED], out[self._core.T_ROUNDS],
+                              out[self._core.T_SHOWDOWNS])
+
+
+def sort_keys(rules: Rules) -> np.ndarray:
+    """``rank * deck + card`` for every card: keys in the order a view sorts its hand."""
+    size = rules.deck.size
+    return np.asarray([r * size + c for c, r in enumerate(rank_table(rules).rank_of)],
+                      np.int64)
+
+
+@cache
+def fast_order(cls: type) -> Callable[[Any, np.ndarray, np.random.Generator], np.ndarray] | None:
+    """The ``order_cards(agent, hand, rng)`` the env may call for an agent of class ``cls``
+    instead of its ``order_hand``, trusting the answer without :func:`check_order`; else
+    ``None``.
+
+    ``order_cards`` is ``order_hand`` from the view's sorted hand alone (an array), for agents
+    that read nothing else (``random``). The env trusts it only from a class of ours that
+    defines it itself: those are tested to return the view's permutation drawn as
+    ``order_hand`` draws it (tests/test_envs_episodes.py); any other agent, a subclass that may
+    override ``order_hand`` included, gets its view and the check.
+    """
+    method = cls.__dict__.get("order_cards")
+    if method is None or not cls.__module__.startswith("pyanitsa.agents."):
+        return None
+    return method  # type: ignore[no-any-return]
 
 
 class TacticalEnv(gym.Env[np.ndarray, np.int64]):
@@ -234,7 +289,7 @@ class TacticalEnv(gym.Env[np.ndarray, np.int64]):
         self._scorer = TacticalScorer(self.rules, self.players, engine)
         self.engine = self._scorer.engine
         """The engine that plays the games (and deals them): ``batch`` or ``reference``."""
-        self._dealer = self._scorer.dealer()
+        self._deck_size = self.rules.deck.size
         self.observation_space = self.layout.space()
         self.action_space = spaces.Discrete(self.layout.ranks)
         self._me = TacticalSeat(self.layout)
@@ -252,16 +307,23 @@ class TacticalEnv(gym.Env[np.ndarray, np.int64]):
               options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict[str, Any]]:
         super().reset(seed=seed)
         rng = self.np_random
-        lay = self.layout
         players = self.players
         seat = self._fixed_seat if self._fixed_seat is not None else int(rng.integers(players))
         self.seat = seat
-        self.deal_seed, dealt = seeded_deal(self.rules, players, rng, self._dealer)
-        hands = [list(h) for h in dealt.seats]
+        self.deal_seed, keys = seeded_deal(self.rules, players, rng, self._scorer.deal_keys)
+        size = self._deck_size
+        hands = (keys % size).tolist()
+        by_view: np.ndarray | None = None
         orders: list[list[Card]] = [[] for _ in range(players)]
         for i, agent in enumerate(self.opponents):
             s = (seat + 1 + i) % players
-            view = hand_view(self.rules, s, hands, lay.set_aside)
+            fast = fast_order(type(agent))
+            if fast is not None:
+                if by_view is None:  # every hand sorted as its view would sort it
+                    by_view = np.sort(keys, axis=1) % size
+                orders[s] = fast(agent, by_view[s], rng).tolist()
+                continue
+            view = hand_view(self.rules, s, hands, self.layout.set_aside)
             orders[s] = check_order(agent.order_hand(view, rng), view.hand,
                                     self._labels[i], self.rules)
         self._orders = orders

@@ -125,19 +125,22 @@ class TacticalSeat:
     agent use it, so a policy sees in play exactly what it saw in training.
     """
 
-    __slots__ = ("layout", "seat", "left", "by_rank", "ranks", "obs", "mask", "illegal",
-                 "_cursor", "_nranks", "_inv")
+    __slots__ = ("layout", "seat", "left", "ranks", "obs", "mask", "illegal", "_hand",
+                 "_by_rank", "_cursor", "_nranks", "_inv", "_counts")
 
     def __init__(self, layout: TacticalLayout) -> None:
         self.layout = layout
         self._nranks = layout.ranks
         self._inv = tuple(layout.inv_counts)
+        self._counts = tuple(layout.counts)
         self._cursor = layout.order_start
         """Where the next position of the order starts in the observation."""
         self.seat = 0
         self.left: list[int] = [0] * layout.ranks
         """Cards of each rank still in hand."""
-        self.by_rank: list[list[Card]] = []
+        self._hand: tuple[Card, ...] = ()
+        """The hand as dealt."""
+        self._by_rank: list[list[Card]] | None = []
         self.ranks: list[int] = []
         """The order so far, as ranks."""
         self.obs = np.zeros(layout.size, dtype=np.float32)
@@ -147,25 +150,49 @@ class TacticalSeat:
 
     def deal(self, seat: Seat, hand: Sequence[Card]) -> None:
         lay = self.layout
-        self.seat = seat
         rank_of = lay.rank_of
-        by_rank: list[list[Card]] = [[] for _ in range(lay.ranks)]
+        left = [0] * self._nranks
         for c in hand:
-            by_rank[rank_of[c]].append(c)
-        self.by_rank = by_rank
-        self.left = left = [len(cards) for cards in by_rank]
+            left[rank_of[c]] += 1
+        self.seat = seat
+        self.left = left
+        self._hand = tuple(hand)
+        self._by_rank = None  # built when first asked for: only a finished order needs cards
         self.ranks = []
         self.illegal = False
         self._cursor = lay.order_start
         obs = self.obs
         np.copyto(obs, lay.template)
-        unseen = lay.unseen_slice.start
-        mask = self.mask
-        for r, (n, c, i) in enumerate(zip(left, lay.counts, self._inv, strict=True)):
-            obs[r] = n * i
-            obs[unseen + r] = (c - n) * i
-            mask[r] = n > 0
+        # whole slices from lists: one numpy call each instead of one per rank
+        inv = self._inv
+        obs[:len(left)] = [n * i for n, i in zip(left, inv, strict=True)]
+        obs[lay.unseen_slice] = [(c - n) * i
+                                 for n, c, i in zip(left, self._counts, inv, strict=True)]
         obs[lay.seat_start + seat] = 1.0
+        self.mask[:] = left
+
+    def __setstate__(self, state: Any) -> None:
+        # a seat pickled by an older version (a training checkpoint) lacks the newer slots:
+        # they take their defaults, and its eager ``by_rank`` goes through the setter
+        slots = state[1] if isinstance(state, tuple) else state
+        self.__init__(slots["layout"])  # type: ignore[misc]
+        for name, value in slots.items():
+            setattr(self, name, value)
+
+    @property
+    def by_rank(self) -> list[list[Card]]:
+        """The cards of each rank not yet taken by :meth:`order`, in the order dealt."""
+        if self._by_rank is None:
+            rank_of = self.layout.rank_of
+            by_rank: list[list[Card]] = [[] for _ in range(self._nranks)]
+            for c in self._hand:
+                by_rank[rank_of[c]].append(c)
+            self._by_rank = by_rank
+        return self._by_rank
+
+    @by_rank.setter
+    def by_rank(self, value: list[list[Card]]) -> None:
+        self._by_rank = value
 
     @property
     def done(self) -> bool:
@@ -180,15 +207,15 @@ class TacticalSeat:
         left = self.left
         try:
             r = operator.index(action)
-            ok = 0 <= r < self._nranks and left[r] > 0
-        except TypeError:
-            ok = False
-        if not ok:
-            r = next((i for i, n in enumerate(left) if n), -1)
+            n = left[r] - 1 if r >= 0 else -1
+        except (TypeError, IndexError):
+            n = -1
+        self.illegal = illegal = n < 0
+        if illegal:
+            r = next((i for i, k in enumerate(left) if k), -1)
             if r < 0:
                 raise RuntimeError("the order is already complete: call reset()")
-        self.illegal = not ok
-        n = left[r] - 1
+            n = left[r] - 1
         left[r] = n
         obs = self.obs
         obs[r] = n * self._inv[r]
@@ -200,6 +227,7 @@ class TacticalSeat:
         return r
 
     def order(self) -> list[Card]:
-        """The chosen order as cards (complete orders only); consumes the per-rank card lists."""
+        """The chosen order as cards (complete orders only); consumes the per-rank card lists:
+        within a rank, the card dealt last goes first."""
         by_rank = self.by_rank
         return [by_rank[r].pop() for r in self.ranks]
