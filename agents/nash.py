@@ -79,14 +79,21 @@ def solve(rules: Rules, mine: np.ndarray, theirs: np.ndarray, iterations: int) -
 @lru_cache(maxsize=8)
 def _solve(rules: Rules, c0: tuple[int, ...], c1: tuple[int, ...], iterations: int
            ) -> DealStrategy:
+    return _cfr(rules, np.array(c0, np.int64), np.array(c1, np.int64), iterations)
+
+
+def _cfr(rules: Rules, c0: np.ndarray, c1: np.ndarray, iterations: int, *model: Any
+         ) -> DealStrategy:
+    """:func:`pyanitsa.agents.nash_kernels.cfr_plus` on the hands ``c0``, ``c1``; ``model``
+    its optional ``p0, m1, p1, m0``."""
     start = time.perf_counter()
     table = rank_table(rules)
-    counts = (np.array(c0, np.int64), np.array(c1, np.int64))
+    counts = (np.asarray(c0, np.int64), np.asarray(c1, np.int64))
     # float32: the passes stream these tables (memory-bound), and 7 digits is plenty here
     avg = tuple(np.zeros((int(nk.multipliers(c)[1]) * (table.num_ranks + 1), table.num_ranks),
                          np.float32) for c in counts)
     cmp = kernels.cmp_table(table).astype(np.int64)
-    nk.cfr_plus(counts[0], counts[1], cmp, -1 if rules.misere else 1, iterations, *avg)
+    nk.cfr_plus(counts[0], counts[1], cmp, -1 if rules.misere else 1, iterations, *avg, *model)
     return DealStrategy(counts, (avg[0], avg[1]), iterations, time.perf_counter() - start)
 
 
@@ -122,15 +129,7 @@ def respond(rules: Rules, mine: np.ndarray, theirs: np.ndarray, iterations: int,
     """The restricted Nash response of the hand ``mine`` (seat 0 of the result) to an opponent
     that plays the marginals ``model`` with probability ``confidence`` and anything otherwise
     (:func:`pyanitsa.agents.nash_kernels.cfr_plus`); seat 1 holds the adversary's strategy."""
-    start = time.perf_counter()
-    table = rank_table(rules)
-    counts = (np.asarray(mine, np.int64), np.asarray(theirs, np.int64))
-    avg = tuple(np.zeros((int(nk.multipliers(c)[1]) * (table.num_ranks + 1), table.num_ranks),
-                         np.float32) for c in counts)
-    cmp = kernels.cmp_table(table).astype(np.int64)
-    nk.cfr_plus(counts[0], counts[1], cmp, -1 if rules.misere else 1, iterations, *avg,
-                float(confidence), model, 0.0, None)
-    return DealStrategy(counts, (avg[0], avg[1]), iterations, time.perf_counter() - start)
+    return _cfr(rules, mine, theirs, iterations, float(confidence), model, 0.0, None)
 
 
 def states_of(counts: np.ndarray) -> int:

@@ -19,22 +19,10 @@ import argparse
 import time
 
 from pyanitsa.classic import ClassicGame
+from pyanitsa.enumeration import _next_permutation
 from pyanitsa.rules import Rules
 
-
-def next_arrangement(a: list[int]) -> bool:
-    """``a`` to the next arrangement in lexicographic order; False after the last."""
-    i = len(a) - 2
-    while i >= 0 and a[i] >= a[i + 1]:
-        i -= 1
-    if i < 0:
-        return False
-    j = len(a) - 1
-    while a[j] <= a[i]:
-        j -= 1
-    a[i], a[j] = a[j], a[i]
-    a[i + 1:] = reversed(a[i + 1:])
-    return True
+next_arrangement = _next_permutation  # the enumeration's own step, not a copy
 
 
 def main(argv: list[str] | None = None) -> int:
