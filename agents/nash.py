@@ -14,7 +14,9 @@ the same best response and the same samples as uniform ``random``, is several ti
 lists the whole distribution and its exploitability and value are exact.
 
 With ``model`` and ``confidence`` it plays the restricted Nash response to that agent instead
-(:func:`respond`): the most it can take from the model at a bounded cost in exploitability.
+(:func:`respond`): the most it can take from the model at a bounded cost in exploitability;
+``response="mutual"`` is the variant where both seats respond (:func:`respond_mutual`), one
+solve a deal.
 
 Falls back (and says why in :attr:`NashAgent.last_info`) with more than two players, with
 cards set aside, or when a hand has more than ``max_states`` sub-multisets (memory grows with
@@ -24,18 +26,19 @@ it: about ``36 * max_states * ranks`` bytes a seat).
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 
 from pyanitsa.agents.lazy import lazy_module
-from pyanitsa.agents.search import cards_for_ranks
+from pyanitsa.agents.search import cards_for_ranks, unseen_cards
 from pyanitsa.agents.specs import make_agent, register
 from pyanitsa.agents.warm import FallingBack, dummy_decision, warm_agent
 from pyanitsa.cards import Card
-from pyanitsa.protocol import BaseAgent, HandView, Mix
+from pyanitsa.protocol import BaseAgent, HandView, Mix, view_for
 from pyanitsa.ranks import rank_table
 from pyanitsa.rules import Rules
 
@@ -108,8 +111,6 @@ def model_marginals(rules: Rules, model: Any, mine: HandView, samples: int
                     ) -> tuple[np.ndarray, np.ndarray]:
     """The pair marginals of ``model`` holding the cards ``mine`` does not hold."""
     from pyanitsa.agents.exploit import rank_mix, sampled_mix
-    from pyanitsa.agents.search import unseen_cards
-    from pyanitsa.protocol import view_for
 
     theirs = view_for(rules, 1 - mine.seat, 2, unseen_cards(mine), 0)
     listed = model.mix(theirs) if hasattr(model, "mix") else None
@@ -130,6 +131,35 @@ def respond(rules: Rules, mine: np.ndarray, theirs: np.ndarray, iterations: int,
     that plays the marginals ``model`` with probability ``confidence`` and anything otherwise
     (:func:`pyanitsa.agents.nash_kernels.cfr_plus`); seat 1 holds the adversary's strategy."""
     return _cfr(rules, mine, theirs, iterations, float(confidence), model, 0.0, None)
+
+
+Response = Literal["restricted", "mutual"]
+"""``restricted``: my seat responds to the model, against an adversary that learns against me
+alone (:func:`respond`). ``mutual``: both seats respond, each against the other's response
+(:func:`respond_mutual`)."""
+
+
+def respond_mutual(rules: Rules, hands: Sequence[Sequence[Card]], iterations: int,
+                   model: Any, confidence: float, samples: int = MODEL_SAMPLES) -> DealStrategy:
+    """Both seats' *mutual* responses to ``model``: each seat learns against an opponent that
+    plays the model with probability ``confidence`` and the other seat's learned strategy
+    otherwise. The hands are solved in sorted order (like :func:`solve`: either seating of a
+    deal is the same solve); :meth:`DealStrategy.seat_of` finds a hand's side.
+
+    Seat ``k`` then scores ``(1 - p) u_k(s_0, s_1) + p u_k(s_k, model)``; the second term
+    depends on ``s_k`` alone, so the game is strategically the zero-sum game of payoff
+    ``(1 - p) u_0 + p u_0(s_0, model) - p u_1(s_1, model)`` and CFR+ self-play converges to its
+    equilibrium: each seat a best response to ``p`` of the model and ``1 - p`` of the other.
+    The adversary exploits the model too, so for the same ``p`` this is more exploitable than
+    :func:`respond`, and it teaches both seats of a deal from one solve."""
+    key = [rank_table(rules).histogram(h) for h in hands]
+    if key[1] < key[0]:
+        hands = hands[::-1]
+    views = [view_for(rules, k, 2, hands[k], 0) for k in (0, 1)]
+    counts = [hand_counts(rules, v.hand_ranks()) for v in views]
+    theirs = [model_marginals(rules, model, v, samples) for v in views]  # the model holding 1-k
+    p = float(confidence)
+    return _cfr(rules, counts[0], counts[1], iterations, p, theirs[0], p, theirs[1])
 
 
 def states_of(counts: np.ndarray) -> int:
@@ -153,13 +183,14 @@ class NashAgent(FallingBack, BaseAgent):
     with probability ``p`` and a best response to it otherwise. ``p = 0`` is the equilibrium,
     ``p = 1`` a best response to the model; in between it gains against the model at a small,
     bounded cost in exploitability (BENCHMARKS.md, "Strength"). The model's orders come from its
-    listed mix, or ``model_samples`` calls seeded by the deal.
+    listed mix, or ``model_samples`` calls seeded by the deal. ``response="mutual"`` solves
+    :func:`respond_mutual` instead (both seats respond; one solve serves both seatings).
     """
 
     def __init__(self, *, iterations: int = DEFAULT_ITERATIONS,
                  max_states: int = DEFAULT_MAX_STATES, fallback: str = "random",
                  model: str | None = None, confidence: float = 0.0,
-                 model_samples: int = MODEL_SAMPLES) -> None:
+                 model_samples: int = MODEL_SAMPLES, response: Response = "restricted") -> None:
         if iterations < 1 or max_states < 1 or model_samples < 1:
             raise ValueError("iterations, max_states and model_samples must be at least 1")
         if not 0.0 <= confidence <= 1.0:
@@ -167,6 +198,9 @@ class NashAgent(FallingBack, BaseAgent):
         if (model is None) != (confidence == 0.0):
             raise ValueError("model and confidence go together: name the model the opponent "
                              "is expected to play and how often (0 < confidence <= 1)")
+        if response not in ("restricted", "mutual"):
+            raise ValueError(f"response={response!r}: 'restricted' or 'mutual'")
+        self.response = response
         self.model_spec = model
         self.model = make_agent(model) if model is not None else None
         self.confidence = float(confidence)
@@ -189,7 +223,8 @@ class NashAgent(FallingBack, BaseAgent):
     def lite(self) -> NashAgent:
         """One CFR+ iteration: the same kernels, a few milliseconds."""
         lite = NashAgent(iterations=1, max_states=self.max_states, fallback=self.fallback_spec,
-                         model=self.model_spec, confidence=self.confidence, model_samples=1)
+                         model=self.model_spec, confidence=self.confidence, model_samples=1,
+                         response=self.response)
         lite._fallback = self.fallback
         lite.model = self.model  # the warmed one
         return lite
@@ -214,14 +249,25 @@ class NashAgent(FallingBack, BaseAgent):
         if self.model is None:
             deal = solve(view.rules, mine, theirs, self.iterations)
             return deal, deal.seat_of(mine)
-        key = (view.rules, tuple(mine.tolist()), tuple(theirs.tolist()))
+        pair = (tuple(mine.tolist()), tuple(theirs.tolist()))
+        mutual = self.response == "mutual"
+        key = (view.rules, *(sorted(pair) if mutual else pair))
         if key not in self._responses:
-            marg = model_marginals(view.rules, self.model, view, self.model_samples)
             if len(self._responses) >= 8:
                 self._responses.pop(next(iter(self._responses)))
-            self._responses[key] = respond(view.rules, mine, theirs, self.iterations, marg,
-                                           self.confidence)
-        return self._responses[key], 0
+            self._responses[key] = self._respond(view)
+        deal = self._responses[key]
+        return deal, deal.seat_of(mine) if mutual else 0
+
+    def _respond(self, view: HandView) -> DealStrategy:
+        if self.response == "mutual":
+            return respond_mutual(view.rules, [list(view.hand), unseen_cards(view)],
+                                  self.iterations, self.model, self.confidence,
+                                  self.model_samples)
+        mine = hand_counts(view.rules, view.hand_ranks())
+        marg = model_marginals(view.rules, self.model, view, self.model_samples)
+        return respond(view.rules, mine, np.array(view.unseen, np.int64), self.iterations,
+                       marg, self.confidence)
 
     def order_hand(self, view: HandView, rng: np.random.Generator) -> list[Card]:
         start = time.perf_counter()

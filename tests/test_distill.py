@@ -160,6 +160,35 @@ def test_a_model_teaches_one_seat_a_deal_its_restricted_nash_response() -> None:
         assert not np.allclose(data["tgt"][first], plain["tgt"][mine])
 
 
+def test_a_mutual_response_teaches_both_seats_what_the_agent_plays() -> None:
+    """``response: mutual``: one solve a deal teaches both seats, each what
+    ``nash(model=..., confidence=..., response="mutual")`` plays there."""
+    from pyanitsa.agents import make_agent
+    from pyanitsa.dealing import deal
+    from pyanitsa.protocol import hand_view
+    from pyanitsa.rng import Rng, derive_seed
+
+    cfg = {**TEACHER, "model": "tie_aware", "confidence": 0.3, "response": "mutual"}
+    data = teacher_chunk(RULES, cfg, 0)
+    assert len(data["tgt"]) == 4 * 2 * 2 * LAYOUT.hand_size
+    agent = make_agent('nash(model="tie_aware", confidence=0.3, iterations=3, '
+                       'response="mutual")')
+    plain = teacher_chunk(RULES, TEACHER, 0)
+    for i in range(4):
+        hands = deal(RULES, 2, Rng(derive_seed(TEACHER["seed"], i))).seats
+        rows = np.flatnonzero(data["deal"] == i)
+        for seat in (0, 1):
+            strat, side = agent.strategy(hand_view(RULES, seat, hands, 0))
+            avg, counts = strat.avg[side], strat.counts[side]
+            root = np.empty(LAYOUT.ranks)
+            nk.policy(avg, (nk.multipliers(counts)[1] - 1) * (LAYOUT.ranks + 1) + LAYOUT.ranks,
+                      counts, root)
+            first = rows[seat * 2 * LAYOUT.hand_size]
+            np.testing.assert_allclose(data["tgt"][first], root, rtol=1e-6)
+            np.testing.assert_array_equal(data["obs"][first], plain["obs"][first])
+        assert not np.allclose(data["tgt"][rows], plain["tgt"][rows])
+
+
 def _fit(data: dict, state: Path, stop: dict) -> tuple[list, dict]:
     th.manual_seed(0)
     policy = build_policy(_meta())

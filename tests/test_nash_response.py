@@ -119,8 +119,51 @@ def test_the_response_is_a_function_of_the_deal() -> None:
 
 @pytest.mark.parametrize("spec, key", [('nash(model="tie_aware")', "confidence"),
                                        ("nash(confidence=0.2)", "model"),
+                                       ('nash(model="tie_aware", confidence=0.2, response="both")', "response"),
                                        ('nash(model="tie_aware", confidence=1.5)',
                                         "confidence=1.5")])
 def test_bad_parameters_are_one_error(spec: str, key: str) -> None:
     with pytest.raises(ValueError, match=key):
         make_agent(spec)
+
+
+def test_mutual_responses_are_each_a_best_response_to_the_blend_in_the_learned_payoff() -> None:
+    """``response="mutual"``: each seat's strategy is a best response, in the payoff CFR+ learns
+    on, to ``p`` of the model and ``1 - p`` of the other seat's strategy (the equilibrium of the
+    strategically zero-sum game :func:`pyanitsa.agents.nash.respond_mutual` describes)."""
+    p = 0.4
+    model = make_agent("descending")
+    agent = make_agent(f'nash(model="descending", confidence={p}, response="mutual", '
+                       f'iterations=400)')
+    cmp = cmp_table(rank_table(RULES)).astype(np.int64)
+    for i in range(DEALS):
+        hands = deal(RULES, 2, Rng(derive_seed(8, i))).seats
+        views = [hand_view(RULES, s, hands, 0) for s in (0, 1)]
+        mixes = [rank_mix(v, agent.mix(v)) for v in views]
+        for me in (0, 1):
+            (fixed,) = rank_mix(views[1 - me], model.mix(views[1 - me])).orders
+            other = mixes[1 - me]
+            values = {tuple(o): p * _learned_payoff(cmp, o, fixed) + (1 - p) * sum(
+                q * _learned_payoff(cmp, o, b)
+                for b, q in zip(other.orders, other.probs, strict=True))
+                for o in distinct_orders(views[me].hand_ranks())}
+            got = sum(q * values[tuple(o)]
+                      for o, q in zip(mixes[me].orders, mixes[me].probs, strict=True))
+            best = max(values.values())
+            assert got == pytest.approx(best, abs=0.1), (i, me)
+
+
+def test_mutual_with_both_seatings_is_one_solve_and_no_confidence_is_nash() -> None:
+    hands = deal(RULES, 2, Rng(5)).seats
+    agent = make_agent('nash(model="tie_aware", confidence=0.3, response="mutual")')
+    for seat in (0, 1):
+        agent.mix(hand_view(RULES, seat, hands, 0))
+    assert len(agent._responses) == 1
+    # at p -> 0 the blend is the learned seat alone: the same passes as plain CFR+
+    table = rank_table(RULES)
+    c = [np.bincount([table.rank_of[x] for x in h], minlength=table.num_ranks) for h in hands]
+    from pyanitsa.agents import nash
+
+    zero = nash.respond_mutual(RULES, hands, 30, make_agent("tie_aware"), 0.0)
+    plain = nash._cfr(RULES, c[0], c[1], 30)
+    assert all(np.array_equal(a, b) for a, b in zip(zero.avg, plain.avg, strict=True))

@@ -246,10 +246,13 @@ class DistillConfig(_Model):
     iterations: int = Field(100, ge=1)
     """CFR+ iterations a deal (``nash(iterations=...)``)."""
     model: str | None = None
-    """An agent spec: the teacher is then ``nash(model=..., confidence=...)``, the restricted
-    Nash response to it, solved for seat ``i % 2`` of deal ``i`` alone (one solve a deal)."""
+    """An agent spec: the teacher is then ``nash(model=..., confidence=..., response=...)``,
+    a response to it (one solve a deal)."""
     confidence: float = Field(0.0, ge=0, le=1)
     """How often the teacher expects the opponent to play ``model`` (0 without one)."""
+    response: Literal["restricted", "mutual"] = "restricted"
+    """With ``model``: ``restricted``, the restricted Nash response, taught for seat ``i % 2``
+    of deal ``i`` alone; ``mutual``, both seats' mutual responses, taught for both."""
     seed: int = Field(777, ge=0, le=2**63 - 1)
     """Deal ``i`` of the teacher data is ``derive_seed(seed, i)`` (not an evaluation seed)."""
     workers: int = Field(2, ge=1, le=64)
@@ -263,7 +266,8 @@ class DistillConfig(_Model):
     def _teacher(self) -> DistillConfig:
         if self.model is not None or self.confidence:
             try:
-                make_agent(f"nash(model={self.model!r}, confidence={self.confidence})")
+                make_agent(f"nash(model={self.model!r}, confidence={self.confidence}, "
+                           f"response={self.response!r})")
             except ValueError as exc:
                 raise ValueError(str(exc)) from None
         return self

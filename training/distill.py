@@ -6,8 +6,7 @@ across deals, in one forward pass per card:
 
 1. **Teacher data** (``teacher/cNNN.npz`` in the run folder, :data:`CHUNK` deals a file). Deal
    ``i`` is ``deal(rules, 2, Rng(derive_seed(seed, i)))``; the teacher's strategy is solved for
-   both seats (or, with ``model``, the restricted Nash response to that agent for seat
-   ``i % 2``: :func:`teacher_strategies`); ``samples`` orders are drawn from each seat's strategy (generator
+   both seats (or, with ``model``, a response to that agent: :func:`teacher_strategies`); ``samples`` orders are drawn from each seat's strategy (generator
    ``derive_seed(seed, i, 1)``) and, at every position of each, the observation the seat would
    see and the teacher's distribution over the next rank are kept. A file is written atomically
    once complete, so a stop loses at most the chunks in progress and ``--resume`` makes only
@@ -74,12 +73,15 @@ def teacher_targets(avg: np.ndarray, counts: np.ndarray, order: np.ndarray) -> n
 def teacher_strategies(rules: Rules, dcfg: Mapping[str, Any], hands: Any, counts: list,
                        i: int, model: Any) -> list[tuple[int, np.ndarray, np.ndarray]]:
     """``(seat, strategy, counts)`` of each seat deal ``i`` teaches: both seats of one ``nash``
-    solve, or, with a ``model``, seat ``i % 2`` alone, the restricted Nash response to it."""
+    solve; with a ``model``, seat ``i % 2`` alone, the restricted Nash response to it, or
+    (``response: mutual``) both seats of one mutual solve."""
     from pyanitsa.agents import nash
     from pyanitsa.protocol import hand_view
 
-    if model is None:
-        strat = nash.solve(rules, counts[0], counts[1], dcfg["iterations"])
+    if model is None or dcfg.get("response") == "mutual":
+        strat = (nash.solve(rules, counts[0], counts[1], dcfg["iterations"]) if model is None
+                 else nash.respond_mutual(rules, hands, dcfg["iterations"], model,
+                                          dcfg["confidence"]))
         return [(seat, strat.avg[side], strat.counts[side])
                 for seat in (0, 1) for side in (strat.seat_of(counts[seat]),)]
     seat = i % 2
@@ -168,7 +170,7 @@ def make_teacher_data(folder: Path, rules_options: dict[str, Any], dcfg: Mapping
         bar.close()
 
 
-TEACHER_KEYS = ("deals", "samples", "iterations", "seed", "model", "confidence")
+TEACHER_KEYS = ("deals", "samples", "iterations", "seed", "model", "confidence", "response")
 """What a chunk's bytes depend on (with the rules): the teacher folder is made anew if they
 change."""
 
