@@ -54,6 +54,9 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--model", default="tie_aware")
     p.add_argument("--confidence", type=float, action="append")
+    p.add_argument("--response", choices=["restricted", "mutual"], default="restricted",
+                   help="nash's response: restricted (an adversary against it alone) or "
+                        "mutual (both seats respond)")
     p.add_argument("--deals", type=int, default=24)
     p.add_argument("--samples", type=int, default=128)
     p.add_argument("--fresh", type=int, default=512)
@@ -68,7 +71,7 @@ def main(argv: list[str] | None = None) -> int:
     rows = []
     for conf in args.confidence or [0.0, 0.1, 0.2, 0.3, 0.5]:
         spec = ("nash" if conf == 0 else
-                f'nash(model="{args.model}", confidence={conf})')
+                f'nash(model="{args.model}", confidence={conf}, response="{args.response}")')
         for label in (["random"] if conf == 0 else []) + [spec]:
             start = time.perf_counter()
             agent = make_agent(label)
@@ -83,14 +86,14 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{label:45s} exploit {ex['exploitability']:.3f} [{ex['ci95'][0]:.3f}, "
                   f"{ex['ci95'][1]:.3f}]  vs {args.model}: score {score:.3f} margin "
                   f"{margin:+.2f}", file=sys.stderr, flush=True)
-    print(json.dumps({"model": args.model, "deals": args.deals, "seed": args.seed,
-                      "rows": rows}, indent=1))
+    print(json.dumps({"model": args.model, "response": args.response, "deals": args.deals,
+                      "seed": args.seed, "rows": rows}, indent=1))
     if args.plot:
-        _plot(rows, args.model, args.plot)
+        _plot(rows, args.model, args.response, args.plot)
     return 0
 
 
-def _plot(rows: list[dict], model: str, path: Path) -> None:
+def _plot(rows: list[dict], model: str, response: str, path: Path) -> None:
     import matplotlib
 
     matplotlib.use("Agg")
@@ -99,7 +102,7 @@ def _plot(rows: list[dict], model: str, path: Path) -> None:
     fig, ax = plt.subplots(figsize=(6, 4))
     resp = [r for r in rows if r["agent"] != "random"]
     ax.plot([r["exploitability"] for r in resp], [r["score_vs_model"] for r in resp], "o-",
-            label=f"nash(model={model}, confidence=p)")
+            label=f"nash(model={model}, confidence=p, response={response})")
     for r in resp:
         ax.annotate(f"p={r['confidence']:g}", (r["exploitability"], r["score_vs_model"]),
                     textcoords="offset points", xytext=(5, -10), fontsize=8)
