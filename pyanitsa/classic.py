@@ -68,10 +68,10 @@ class ClassicGame:
         self.piles: list[list[Card]] = ([list(p) for p in piles] if piles is not None
                                          else [[] for _ in range(players)])
         self.in_game = [self.count(s) > 0 for s in range(players)]
-        self.unknown = [len(s) for s in stacks]
+        self._unknown = [len(s) for s in stacks]
         """Cards at the top of each stack whose order its owner never saw (as dealt, or
         shuffled in by ``refill: shuffle``); the rest of the stack is the owner's own pickups."""
-        self.seen = [0] * (max(self.judge.strength) + 1)
+        self._face_up = [0] * (max(self.judge.strength) + 1)
         """How many cards of each strength have been turned face up so far (public)."""
         self._rank_strength = rank_strengths(rules)
         self.eliminated: list[Seat] = []
@@ -129,11 +129,11 @@ class ClassicGame:
         if not 0 <= seat < self.players:
             raise IllegalActionError(f"seat: {seat} does not exist with {self.players} seats")
         r = self._round
-        seen = self.seen
+        seen = self._face_up
         return ClassicView(
             self.rules.copy(), seat, self.players, tuple(map(len, self.stacks)),
             tuple(map(len, self.piles)), tuple(self.in_game),
-            tuple(islice(self.stacks[seat], self.unknown[seat], None)), tuple(self.piles[seat]),
+            tuple(islice(self.stacks[seat], self._unknown[seat], None)), tuple(self.piles[seat]),
             tuple([seen[s] for s in self._rank_strength]), self.rounds, self.leader,
             tuple(self.eliminated), r.winner if r is not None else None,
             len(r.table.cards) if r is not None else len(self.table))
@@ -170,8 +170,8 @@ class ClassicGame:
         new.stacks = [deque(s) for s in self.stacks]
         new.piles = [list(p) for p in self.piles]
         new.in_game = list(self.in_game)
-        new.unknown = list(self.unknown)
-        new.seen = list(self.seen)
+        new._unknown = list(self._unknown)
+        new._face_up = list(self._face_up)
         new.eliminated = list(self.eliminated)
         new.table = list(self.table)
         new.out_of_game = list(self.out_of_game)
@@ -280,7 +280,7 @@ class ClassicGame:
         who takes the table, and the ``dispute_exhausted`` rule that ended it, if one did."""
         rules = self.rules
         count = self.count
-        seen = self.seen
+        seen = self._face_up
         strength = self.judge.strength
         contenders = order
         faces = [table.lay(s, self._take_card(s), 0, True) for s in order]
@@ -374,11 +374,11 @@ class ClassicGame:
             if self.rules.refill == "shuffle":
                 assert self.rng is not None
                 self.rng.shuffle(pile)
-                self.unknown[seat] = len(pile)
+                self._unknown[seat] = len(pile)
             stack.extend(pile)
             pile.clear()
-        if self.unknown[seat]:
-            self.unknown[seat] -= 1
+        if self._unknown[seat]:
+            self._unknown[seat] -= 1
         return stack.popleft()
 
     def _put_away(self, seat: Seat, cards: Sequence[Card]) -> None:

@@ -7,7 +7,7 @@ stack its owner never saw, the judge) can change without touching them.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from functools import cache
 
 from pyanitsa.cards import Card, Seat
@@ -17,8 +17,9 @@ from pyanitsa.showdown import Judge
 
 
 @dataclass(frozen=True)
-class ClassicView:
-    """What ``seat`` knows of a classic game: public counts and its own cards."""
+class SeatView:
+    """What ``seat`` of a classic game knows at any moment: public counts and its own cards.
+    The fields :class:`ClassicView` and :class:`PickupView` share, written once."""
 
     rules: Rules
     """A copy of the game's rules (the seat's own: writing to it changes nothing)."""
@@ -34,9 +35,21 @@ class ClassicView:
     my_pile: tuple[Card, ...]
     """My won pile, first put first (I placed every card of it)."""
     seen: tuple[int, ...]
-    """Cards of each rank turned face up so far in the game, by rank index."""
+    """Cards of each rank turned face up so far in the game, by rank index (a table waiting
+    for its pickup order included)."""
     rounds: int
     """Rounds begun so far (a round waiting for its pickup order counts)."""
+
+    @property
+    def ranks(self) -> RankTable:
+        return rank_table(self.rules)
+
+
+@dataclass(frozen=True)
+class ClassicView(SeatView):
+    """What ``seat`` knows of a classic game (:meth:`ClassicGame.view`): the shared fields,
+    then where the game stands."""
+
     leader: Seat
     """The seat that leads the current round (or the next one, between rounds)."""
     eliminated: tuple[Seat, ...]
@@ -47,45 +60,30 @@ class ClassicView:
     """Cards on the table: the pending pickup's, or those left by a game drawn mid-dispute."""
 
     @property
-    def ranks(self) -> RankTable:
-        return rank_table(self.rules)
-
-    @property
     def counts(self) -> tuple[int, ...]:
         """Cards each seat holds, stack plus pile (what decides the game)."""
         return tuple(a + b for a, b in zip(self.stack_sizes, self.pile_sizes, strict=True))
 
 
-@dataclass(frozen=True)
-class PickupView:
-    """What a classic player knows when it orders a table it won."""
+@dataclass(frozen=True, kw_only=True)
+class PickupView(SeatView):
+    """What a classic player knows when it orders a table it won: the shared fields and the
+    table. The table's fields are keyword-only, so a caller that passed them in their old
+    places (before ``stack_sizes``) fails rather than fills the wrong fields."""
 
-    rules: Rules
-    seat: Seat
-    players: int
     cards: tuple[Card, ...]
     """The table, in table order."""
     owners: tuple[Seat, ...]
     """Who put each card down."""
     face_up: tuple[bool, ...]
     """False for stakes that went down face down."""
-    stack_sizes: tuple[int, ...]
-    """Every seat's stack size (public: stacks are on the table)."""
-    pile_sizes: tuple[int, ...]
-    """Every seat's won-pile size."""
-    in_game: tuple[bool, ...]
-    known_tail: tuple[Card, ...]
-    """The bottom part of my stack that I placed myself, top to bottom (what I remember)."""
-    my_pile: tuple[Card, ...]
-    """My won pile, first put first (I placed every card of it)."""
-    seen: tuple[int, ...]
-    """Cards of each rank turned face up so far in the game, this table included."""
-    rounds: int
-    """Rounds begun so far."""
 
-    @property
-    def ranks(self) -> RankTable:
-        return rank_table(self.rules)
+    @classmethod
+    def of(cls, view: SeatView, cards: tuple[Card, ...], owners: tuple[Seat, ...],
+           face_up: tuple[bool, ...]) -> PickupView:
+        """The pickup view of a seat whose view of the game is ``view``."""
+        shared = {f.name: getattr(view, f.name) for f in fields(SeatView)}
+        return cls(**shared, cards=cards, owners=owners, face_up=face_up)
 
 
 @cache

@@ -147,12 +147,7 @@ def view_for(rules: Rules, seat: Seat, players: int, hand: Sequence[Card],
 
 def pickup_view(request: PickupRequest) -> PickupView:
     """The winner's view of a table it must order: its view of the game and the table."""
-    v = request.view
-    return PickupView(
-        rules=v.rules, seat=v.seat, players=v.players, cards=request.cards,
-        owners=request.owners, face_up=request.face_up, stack_sizes=v.stack_sizes,
-        pile_sizes=v.pile_sizes, in_game=v.in_game, known_tail=v.known_tail,
-        my_pile=v.my_pile, seen=v.seen, rounds=v.rounds)
+    return PickupView.of(request.view, request.cards, request.owners, request.face_up)
 
 
 def check_game(agents: Sequence[object], rules: Rules, players: int) -> None:

@@ -1,5 +1,6 @@
 """Agents and envs read a seat's view of a classic game (``ClassicGame.view``), never the
-engine's internals (``unknown``, ``seen`` indexed by strength, ``judge``)."""
+engine's internals (``_unknown``, ``_face_up`` indexed by strength, ``judge``, or any other
+underscored field)."""
 
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ from pyanitsa.rules import Rules
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 INTERNALS = {"unknown", "seen", "judge"}
+"""Names the engine's internals had when they were public: still read nowhere outside it."""
 
 
 def test_agents_and_envs_read_no_engine_internals() -> None:
@@ -27,9 +29,10 @@ def test_agents_and_envs_read_no_engine_internals() -> None:
         for path in sorted((REPO_ROOT / folder).rglob("*.py")):
             tree = ast.parse(path.read_text(encoding="utf-8"))
             for node in ast.walk(tree):
-                # a game's fields (game.seen, request.game.unknown), not a view's public ``seen``
-                # or a solver's own ``self.seen``
-                if (isinstance(node, ast.Attribute) and node.attr in INTERNALS
+                # a game's fields (game._face_up, request.game.judge), not a view's public
+                # ``seen`` or a solver's own ``self.seen``
+                if (isinstance(node, ast.Attribute)
+                        and (node.attr in INTERNALS or node.attr.startswith("_"))
                         and "game" in ast.unparse(node.value)):
                     found.append(f"{path.relative_to(REPO_ROOT)}:{node.lineno}: .{node.attr}")
     assert not found, "engine internals read outside the core:\n" + "\n".join(found)
@@ -37,11 +40,17 @@ def test_agents_and_envs_read_no_engine_internals() -> None:
 
 def test_classic_view_is_what_the_seat_knows() -> None:
     rules = Rules.from_options({"preset": "classic-ru"}, mode="classic")
-    game = ClassicGame(rules, deal(rules, 3, Rng(5)).seats, rng=Rng(6))
+    game = ClassicGame(rules, deal(rules, 3, Rng(5)).seats, rng=Rng(6), log=True)
     table = rank_table(rules)
     for _ in range(40):
         if not game.play_round():
             break
+    # every card turned face up so far, counted by rank, from the public log of showdowns
+    expected = [0] * table.num_ranks
+    for event in game.events:
+        for showdown in event.showdowns:
+            for card in showdown.cards:
+                expected[table.rank_of[card]] += 1
     for seat in range(3):
         view = game.view(seat)
         stack = list(game.stacks[seat])
@@ -51,10 +60,6 @@ def test_classic_view_is_what_the_seat_knows() -> None:
         assert view.pile_sizes == tuple(len(p) for p in game.piles)
         assert view.my_pile == tuple(game.piles[seat])
         assert view.rounds == game.rounds and view.players == 3 and view.seat == seat
-        # every card turned face up so far, counted by rank (the engine counts by strength)
-        expected = [0] * table.num_ranks
-        for card, r in enumerate(table.rank_of):
-            expected[r] = game.seen[game.judge.strength[card]]
         assert view.seen == tuple(expected) and sum(view.seen) > 0
     assert view.rules == rules and view.rules is not game.rules  # the seat's own copy
 

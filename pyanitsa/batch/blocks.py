@@ -25,8 +25,7 @@ from itertools import combinations
 import numpy as np
 from numba import njit
 
-from pyanitsa.batch import pieces
-from pyanitsa.batch.classic_fast import dispute2, under
+from pyanitsa.batch.classic_fast import round2
 from pyanitsa.batch.encode import DISPUTE, ORDER, SPECIAL
 from pyanitsa.batch.pieces import TAKEN
 from pyanitsa.errors import InvalidRulesError
@@ -44,7 +43,8 @@ def block_step(prm, blk, ka, kb, out, stk, tab, buf, cont, left):
     the rounds until both blocks are used up, the new blocks into ``out``; returns the rounds
     played, or 0 when the rounds reach past a block or the blocks change size (no step).
 
-    The rounds are the two-player kernel's (:func:`classic_fast.play2`): the same pieces.
+    The rounds are the two-player kernel's own (:func:`classic_fast.round2`, as in
+    :func:`classic_fast.play2`).
     """
     mask = stk.shape[1] - 1
     for i in range(ka):
@@ -52,7 +52,6 @@ def block_step(prm, blk, ka, kb, out, stk, tab, buf, cont, left):
     for i in range(kb):
         stk[1, i] = blk[ka + i]
     how = prm[ORDER]
-    special, weakest, ace, _ = pieces.showdown_rules(prm)
     h_a = h_b = rounds = 0
     n_a, n_b = ka, kb
     s = np.uint64(0)
@@ -63,25 +62,10 @@ def block_step(prm, blk, ka, kb, out, stk, tab, buf, cont, left):
         h_b += 1
         n_a -= 1
         n_b -= 1
-        if a != b:
-            w = pieces.winner2(a, b, special, weakest, ace)
-            a_first, s = pieces.pair_first(how, a, b, w, s)
-            c1, c2 = (a, b) if a_first else (b, a)
-            if w == 0:
-                n_a = under(stk, 0, h_a, under(stk, 0, h_a, n_a, c1, mask), c2, mask)
-            else:
-                n_b = under(stk, 1, h_b, under(stk, 1, h_b, n_b, c1, mask), c2, mask)
-        else:
-            end, w, h_a, n_a, h_b, n_b, nt, _ = dispute2(prm, stk, tab, cont, left, a, b,
-                                                         h_a, n_a, h_b, n_b, mask)
-            if end != TAKEN:  # a stack ran out: in a longer stack it would read on
-                return 0
-            s = pieces.order_table(tab, buf, nt, how, w, 0, 2, s)
-            for j in range(nt):
-                if w == 0:
-                    n_a = under(stk, 0, h_a, n_a, buf[j], mask)
-                else:
-                    n_b = under(stk, 1, h_b, n_b, buf[j], mask)
+        end, h_a, n_a, h_b, n_b, _, s = round2(prm, stk, tab, buf, cont, left, a, b, h_a, n_a,
+                                               h_b, n_b, how, s, mask)
+        if end != TAKEN:  # a stack ran out: in a longer stack it would read on
+            return 0
         if h_a > ka or h_b > kb:
             return 0
         if h_a == ka or h_b == kb:

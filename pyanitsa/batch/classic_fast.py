@@ -86,6 +86,34 @@ def under(stk, seat, h, n, c, mask):
     return n + 1
 
 
+@njit(cache=True, _nrt=False, inline="always")
+def round2(prm, stk, tab, buf, cont, left, a, b, h_a, n_a, h_b, n_b, how, s, mask):
+    """A round after its two face cards ``a`` and ``b`` were drawn: the dispute if they tie,
+    then the won cards under the winner's stack. Returns ``(end, h_a, n_a, h_b, n_b,
+    showdowns, s)``: how it ended (:data:`TAKEN` or the exhausted rule's end), the stacks
+    after it, the showdowns after the first and the shuffle state ``s``."""
+    if a != b:  # no dispute (most rounds): two cards under the winner's stack
+        special, weakest, ace, _ = pieces.showdown_rules(prm)
+        w = pieces.winner2(a, b, special, weakest, ace)
+        a_first, s = pieces.pair_first(how, a, b, w, s)
+        c1, c2 = (a, b) if a_first else (b, a)
+        if w == 0:
+            n_a = under(stk, 0, h_a, under(stk, 0, h_a, n_a, c1, mask), c2, mask)
+        else:
+            n_b = under(stk, 1, h_b, under(stk, 1, h_b, n_b, c1, mask), c2, mask)
+        return TAKEN, h_a, n_a, h_b, n_b, 0, s
+    end, w, h_a, n_a, h_b, n_b, nt, more = dispute2(prm, stk, tab, cont, left, a, b, h_a, n_a,
+                                                   h_b, n_b, mask)
+    if end == TAKEN:
+        s = pieces.order_table(tab, buf, nt, how, w, 0, 2, s)
+        for j in range(nt):
+            if w == 0:
+                n_a = under(stk, 0, h_a, n_a, buf[j], mask)
+            else:
+                n_b = under(stk, 1, h_b, n_b, buf[j], mask)
+    return end, h_a, n_a, h_b, n_b, more, s
+
+
 @njit(cache=True, _nrt=False)
 def play2(prm, init, ilen, dealer, rng, stk, snap, tab, buf, cont, left, out, row, out_elim):
     """Play a two-player game with ``pickup_to: bottom``; returns 1 to hand it to the general
@@ -104,7 +132,6 @@ def play2(prm, init, ilen, dealer, rng, stk, snap, tab, buf, cont, left, out, ro
     for i in range(n_b):
         stk[1, i] = init[1 - dealer, i]
     detect, max_rounds, how = prm[CYCLES], prm[MAX_ROUNDS], prm[ORDER]
-    special, weakest, ace, _ = pieces.showdown_rules(prm)
     s = rng[0]
     h_a = h_b = rounds = steps = lam = 0
     power = 1
@@ -131,28 +158,12 @@ def play2(prm, init, ilen, dealer, rng, stk, snap, tab, buf, cont, left, out, ro
         h_a, h_b = (h_a + 1) & mask, (h_b + 1) & mask
         n_a -= 1
         n_b -= 1
-        if a != b:  # no dispute (most rounds): two cards under the winner's stack
-            w = pieces.winner2(a, b, special, weakest, ace)
-            a_first, s = pieces.pair_first(how, a, b, w, s)
-            c1, c2 = (a, b) if a_first else (b, a)
-            if w == 0:
-                n_a = under(stk, 0, h_a, under(stk, 0, h_a, n_a, c1, mask), c2, mask)
-            else:
-                n_b = under(stk, 1, h_b, under(stk, 1, h_b, n_b, c1, mask), c2, mask)
-            continue
-        end, w, h_a, n_a, h_b, n_b, nt, more = dispute2(prm, stk, tab, cont, left, a, b, h_a,
-                                                       n_a, h_b, n_b, mask)
+        end, h_a, n_a, h_b, n_b, more, s = round2(prm, stk, tab, buf, cont, left, a, b, h_a,
+                                                  n_a, h_b, n_b, how, s, mask)
         steps += more
         if end == DRAWN:
             outcome = DRAW
             break
-        if end == TAKEN:
-            s = pieces.order_table(tab, buf, nt, how, w, 0, 2, s)
-            for j in range(nt):
-                if w == 0:
-                    n_a = under(stk, 0, h_a, n_a, buf[j], mask)
-                else:
-                    n_b = under(stk, 1, h_b, n_b, buf[j], mask)
     rng[0] = s
     finish2(out, row, out_elim, outcome, rounds, rounds + steps, n_a, n_b, dealer, prm[MISERE])
     return 0

@@ -72,6 +72,30 @@ def make_work(cap):
 
 
 
+
+@njit(cache=True, inline="always")
+def deal_work(cap, n):
+    """Scratch for playing two-player deals of ``n`` cards one at a time with ``play_any``:
+    :func:`make_work`'s arrays, then the generator, the deal's stacks ``init`` (seat 0 the
+    first half, filled by :func:`deal_into`) with their sizes ``ilen``, and the seat count."""
+    stk, pile, cnt, g, tab, sm, buf = make_work(cap)
+    ilen = np.zeros(2, np.int64)
+    ilen[0] = (n + 1) // 2
+    ilen[1] = n - ilen[0]
+    # the seat count read from an array, not the literal 2, which numba would compile apart
+    return (stk, pile, cnt, g, tab, sm, buf, np.zeros(1, np.uint64), np.zeros((2, cap), np.uint8),
+            ilen, ilen.shape[0])
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def deal_into(init, ilen, table, cards):
+    """A deal's two stacks into ``init``: ``table`` of the card ids ``cards``, seat 0 first."""
+    half = ilen[0]
+    for j in range(half):
+        init[0, j] = table[cards[j]]
+    for j in range(ilen[1]):
+        init[1, j] = table[cards[half + j]]
+
 @njit(cache=True, _nrt=False, inline="always")
 def take(stk, pile, cnt, k, s, mask, refill_shuffle, rng):
     """The top card of a stack, turning the won pile over (or shuffling it) when it is empty."""

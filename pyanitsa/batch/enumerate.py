@@ -25,9 +25,9 @@ from pyanitsa.batch.classic import (
     R_ROUNDS,
     R_SHOWDOWNS,
     R_WINNER,
-    make_work,
     play_any,
 )
+from pyanitsa.batch.classic_round import deal_into, deal_work
 from pyanitsa.batch.encode import CAPPED, CYCLE, DRAW, R_CLEN, R_CSTART, params, ring_size
 from pyanitsa.cards import strengths
 from pyanitsa.enumeration import (
@@ -82,13 +82,7 @@ def enumerate_chunk(prm, lut, start, count_, fold, dealer, cap, stats, longest, 
     n = start.shape[0]
     half = (n + 1) // 2
     perm = start.copy()
-    stk, pile, cnt, g, tab, sm, buf = make_work(cap)
-    rng = np.zeros(1, np.uint64)
-    init = np.zeros((2, cap), np.uint8)
-    ilen = np.zeros(2, np.int64)
-    players = ilen.shape[0]  # not the literal 2, which numba would compile separately
-    ilen[0] = half
-    ilen[1] = n - half
+    stk, pile, cnt, g, tab, sm, buf, rng, init, ilen, players = deal_work(cap, n)
     out = np.zeros((1, N_RESULT), np.int64)
     out_elim = np.zeros((1, PMAX), np.int64)
     row = out_elim.shape[0] - 1  # likewise for the literal 0
@@ -105,10 +99,7 @@ def enumerate_chunk(prm, lut, start, count_, fold, dealer, cap, stats, longest, 
                     break
             if not keep:
                 continue
-        for i in range(half):
-            init[0, i] = lut[perm[i]]
-        for i in range(n - half):
-            init[1, i] = lut[perm[half + i]]
+        deal_into(init, ilen, lut, perm)
         play_any(stk, pile, cnt, g, tab, sm, buf, prm, players, init, ilen, dealer, rng, out, row,
                  out_elim)
         stats[S_DEALS] += 1

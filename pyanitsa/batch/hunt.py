@@ -32,9 +32,9 @@ from pyanitsa.batch.classic import (
     R_OUTCOME,
     R_ROUNDS,
     R_SHOWDOWNS,
-    make_work,
     play_any,
 )
+from pyanitsa.batch.classic_round import deal_into, deal_work
 from pyanitsa.batch.encode import CAPPED, CYCLE, R_CLEN, R_CSTART, params, ring_size, strength_table
 from pyanitsa.errors import InvalidRulesError, PyanitsaError
 from pyanitsa.records import Record
@@ -48,22 +48,12 @@ SLICE = 16
 def play_deals(prm, table, deals, dealer, cap):
     """Play two-player deals ``deals[G, n]`` (card ids, seat 0 the first half); the result rows."""
     games, n = deals.shape
-    half = (n + 1) // 2
     out = np.zeros((games, N_RESULT), np.int64)
     elim = np.full((games, PMAX), -1, np.int64)
     for c in prange((games + SLICE - 1) // SLICE):
-        stk, pile, cnt, g, tab, sm, buf = make_work(cap)
-        rng = np.zeros(1, np.uint64)
-        init = np.zeros((2, cap), np.uint8)
-        ilen = np.zeros(2, np.int64)
-        players = ilen.shape[0]  # not the literal 2, which numba would compile separately
-        ilen[0] = half
-        ilen[1] = n - half
+        stk, pile, cnt, g, tab, sm, buf, rng, init, ilen, players = deal_work(cap, n)
         for i in range(c * SLICE, min(games, (c + 1) * SLICE)):
-            for j in range(half):
-                init[0, j] = table[deals[i, j]]
-            for j in range(n - half):
-                init[1, j] = table[deals[i, half + j]]
+            deal_into(init, ilen, table, deals[i])
             play_any(stk, pile, cnt, g, tab, sm, buf, prm, players, init, ilen, dealer, rng,
                      out, i, elim)
     return out
