@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import sys
 import time
 from typing import Any
 
@@ -18,6 +19,9 @@ from pyanitsa.cli.rules_args import add_rules_arguments, rules_from_args
 from pyanitsa.enumeration import DealStats, check_enumerable, count_deals, enumerate_deals
 from pyanitsa.errors import PyanitsaError
 from pyanitsa.rules import Rules
+
+INTERRUPTED = 130
+"""The exit code after a Ctrl-C, as for every command (128 + SIGINT)."""
 
 
 class EnumerateError(PyanitsaError, ValueError):
@@ -75,9 +79,17 @@ def run(args: argparse.Namespace) -> int:
     start = time.perf_counter()
     extra: dict[str, Any] = {}
     if args.output is not None:
-        stats, extra = _run_store(rules, args)
+        stored = _run_store(rules, args)
+        if stored is None:
+            return INTERRUPTED
+        stats, extra = stored
     else:
-        stats = _run_plain(rules, args)
+        try:
+            stats = _run_plain(rules, args)
+        except KeyboardInterrupt:
+            print("pyanitsa enumerate: interrupted; nothing kept (--output DIR keeps each "
+                  "finished range, and --resume continues)", file=sys.stderr)
+            return INTERRUPTED
     seconds = time.perf_counter() - start
     out = stats.to_json()
     if args.json:
@@ -115,7 +127,9 @@ def _run_plain(rules: Rules, args: argparse.Namespace) -> DealStats:
         return enumerate_deals(rules, progress=bar.update)
 
 
-def _run_store(rules: Rules, args: argparse.Namespace) -> tuple[DealStats, dict[str, Any]]:
+def _run_store(rules: Rules, args: argparse.Namespace
+               ) -> tuple[DealStats, dict[str, Any]] | None:
+    """The store's merged figures and its summary; ``None`` after a Ctrl-C (said on stderr)."""
     from pyanitsa.enumeration import arrangements
     from pyanitsa.enumeration_store import (
         DEFAULT_RANGE_SIZE,
@@ -138,7 +152,15 @@ def _run_store(rules: Rules, args: argparse.Namespace) -> tuple[DealStats, dict[
                   else list(range(plan.count)))
         done = store.done()
         todo = [(i, *plan.bounds(i)) for i in chosen if i not in done]
-        _play_ranges(rules, store, todo, args, whole=len(chosen) == plan.count)
+        try:
+            _play_ranges(rules, store, todo, args, whole=len(chosen) == plan.count)
+        except KeyboardInterrupt:
+            summary = store.summary()
+            print(f"pyanitsa enumerate: interrupted; {summary['ranges_done']:,} of "
+                  f"{summary['ranges']:,} ranges are committed in {args.output} "
+                  f"({summary['ranges_done'] - len(done):,} this run); the same command "
+                  "with --resume continues", file=sys.stderr)
+            return None
         summary = store.summary()
         extra: dict[str, Any] = {"store": summary}
         if summary["ranges_done"] < summary["ranges"]:

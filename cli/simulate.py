@@ -3,16 +3,13 @@
 from __future__ import annotations
 
 import argparse
-import contextlib
 import json
-import signal
-import threading
 import time
-from collections.abc import Callable, Iterator
 
 from pyanitsa.cli import argtypes
 from pyanitsa.cli.rules_args import add_rules_arguments, rules_from_args
 from pyanitsa.errors import CliError
+from pyanitsa.interrupts import ctrl_c_between_calls
 from pyanitsa.results import ClassicResult, Termination
 from pyanitsa.rng import derive_seed
 from pyanitsa.rules import Rules
@@ -169,29 +166,6 @@ def stream_batch(rules: Rules, players: int, games: int, seed: int, workers: int
             check()
             if time.perf_counter() - started < CHUNK_SECONDS:
                 chunk = min(2 * chunk, MAX_CHUNK)
-
-
-@contextlib.contextmanager
-def ctrl_c_between_calls() -> Iterator[Callable[[], None]]:
-    """Hold a Ctrl-C that arrives during a compiled call until the call has returned: raised
-    inside numba's code, KeyboardInterrupt comes out as a ``SystemError`` (and the chunk is
-    lost). The handler only notes the signal; ``check()`` raises it between chunks. A no-op
-    outside the main thread or under someone else's handler."""
-    hit: list[int] = []
-
-    def check() -> None:
-        if hit:
-            raise KeyboardInterrupt
-
-    if (threading.current_thread() is not threading.main_thread()
-            or signal.getsignal(signal.SIGINT) is not signal.default_int_handler):
-        yield check
-        return
-    signal.signal(signal.SIGINT, lambda signum, frame: hit.append(signum))
-    try:
-        yield check
-    finally:
-        signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 def stream_agents(rules: Rules, tally, games: int, seed: int, swap: bool, progress) -> None:

@@ -39,6 +39,7 @@ from pyanitsa.enumeration import (
     rank_of,
     unrank,
 )
+from pyanitsa.interrupts import ctrl_c_between_calls
 from pyanitsa.rules import Rules
 
 # chunk statistics
@@ -203,28 +204,30 @@ def enumerate_range(rules: Rules, lo: int, hi: int, *, workers: int | None = Non
     best_rank: int | None = None
     cycles: list[tuple[int, int, int]] = []
     at = lo
-    while at < hi:
-        ranks = list(range(at, min(hi, at + per_call * chunk), chunk))
-        starts = np.array([unrank(su.values, r) for r in ranks], dtype=np.int64)
-        counts = np.array([min(chunk, hi - r) for r in ranks], dtype=np.int64)
-        part, longest, cyc = enumerate_chunks(su.prm, su.lut, starts, counts, su.fold,
-                                              su.dealer, su.cap)
-        done = 0
-        for c in range(len(ranks)):
-            row = part[c]
-            _count(stats, row)
-            done += int(row[S_DEALS])
-            if keep_cycles:
-                cycles.extend((ranks[c] + int(o), int(s), int(p))
-                              for o, s, p in cyc[c, :row[S_CYCLES]])
-            if row[S_FOUND]:
-                key = (int(row[S_LSHOW]), int(row[S_LROUNDS]))
-                if best is None or key > best:
-                    best = key
-                    best_rank = rank_of(su.values, [int(x) for x in longest[c]])
-        if progress is not None:
-            progress(done)
-        at += per_call * chunk
+    with ctrl_c_between_calls() as check:  # raised in the kernel, it is a SystemError
+        while at < hi:
+            ranks = list(range(at, min(hi, at + per_call * chunk), chunk))
+            starts = np.array([unrank(su.values, r) for r in ranks], dtype=np.int64)
+            counts = np.array([min(chunk, hi - r) for r in ranks], dtype=np.int64)
+            part, longest, cyc = enumerate_chunks(su.prm, su.lut, starts, counts, su.fold,
+                                                  su.dealer, su.cap)
+            check()
+            done = 0
+            for c in range(len(ranks)):
+                row = part[c]
+                _count(stats, row)
+                done += int(row[S_DEALS])
+                if keep_cycles:
+                    cycles.extend((ranks[c] + int(o), int(s), int(p))
+                                  for o, s, p in cyc[c, :row[S_CYCLES]])
+                if row[S_FOUND]:
+                    key = (int(row[S_LSHOW]), int(row[S_LROUNDS]))
+                    if best is None or key > best:
+                        best = key
+                        best_rank = rank_of(su.values, [int(x) for x in longest[c]])
+            if progress is not None:
+                progress(done)
+            at += per_call * chunk
     if best is not None:
         assert best_rank is not None
         stats.longest = Longest(best[1], best[0], deal_at(rules.deck, best_rank))
