@@ -32,6 +32,7 @@ from contextvars import ContextVar
 from typing import Any, TypeVar
 
 from pyanitsa.errors import PyanitsaError
+from pyanitsa.interrupts import pythons_own
 
 T = TypeVar("T")
 
@@ -77,7 +78,7 @@ SIGINT ignored: either way, every KeyboardInterrupt our handler did not count is
 
 def _can_watch() -> bool:
     return (threading.current_thread() is threading.main_thread()
-            and signal.getsignal(signal.SIGINT) is signal.default_int_handler)
+            and pythons_own(signal.getsignal(signal.SIGINT)))
 
 
 @contextlib.contextmanager
@@ -91,7 +92,7 @@ def watching_interrupts() -> Iterator[None]:
         yield
         return
     handler = signal.getsignal(signal.SIGINT)
-    install = handler is signal.default_int_handler
+    install = pythons_own(handler)
     if not install and handler is not signal.SIG_IGN:
         yield
         return
@@ -103,7 +104,7 @@ def watching_interrupts() -> Iterator[None]:
     finally:
         _watching = False
         if install:
-            signal.signal(signal.SIGINT, signal.default_int_handler)
+            signal.signal(signal.SIGINT, handler)
 
 
 def call_agent(fn: Callable[..., T], /, *args: Any, **kwargs: Any) -> T:

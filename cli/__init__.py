@@ -19,6 +19,7 @@ from typing import Any
 import yaml
 
 from pyanitsa.errors import PyanitsaError
+from pyanitsa.interrupts import ctrl_c_seen, noting_ctrl_c
 
 COMMANDS = (
     "pyanitsa.cli.play",
@@ -89,6 +90,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not getattr(args, "run", None):
         parser.print_help()
         return 2
+    with noting_ctrl_c():
+        return _run(args)
+
+
+def _run(args: argparse.Namespace) -> int:
     try:
         return args.run(args) or 0
     except BrokenPipeError:
@@ -103,6 +109,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"pyanitsa {args.command}: interrupted", file=sys.stderr)
         return 130
     except Exception as exc:  # a bug or an unforeseen input (MemoryError, RecursionError too)
+        if ctrl_c_seen() and not args.debug:  # a Ctrl-C swallowed mid-import, surfacing late
+            print(f"pyanitsa {args.command}: interrupted", file=sys.stderr)
+            return 130
         if args.debug:
             raise
         detail = _one_line(exc)

@@ -36,6 +36,45 @@ def _never() -> None:
     return None
 
 
+class _Noting:
+    """Python's own SIGINT handler that also notes the Ctrl-C: one that lands inside an import
+    can be swallowed there and surface later as an unrelated error (an ``ImportError`` of a
+    half-imported module), which the command line then reports as interrupted."""
+
+    seen = False
+
+    def __call__(self, signum: int, frame: FrameType | None) -> None:
+        _Noting.seen = True
+        signal.default_int_handler(signum, frame)
+
+
+@contextlib.contextmanager
+def noting_ctrl_c() -> Iterator[None]:
+    """Run the block under :class:`_Noting` (the command line's commands do; main thread
+    only), with :func:`ctrl_c_seen` false at its start; the handler before it comes back."""
+    _Noting.seen = False
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    before = signal.signal(signal.SIGINT, _Noting())
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, before)
+
+
+def pythons_own(handler: object) -> bool:
+    """Whether ``handler`` raises Python's KeyboardInterrupt on SIGINT and nothing else
+    (``signal.default_int_handler``, or the command line's noting one): code that installs
+    a handler of its own for a while may replace it, and puts it back after."""
+    return handler is signal.default_int_handler or isinstance(handler, _Noting)
+
+
+def ctrl_c_seen() -> bool:
+    """Whether a Ctrl-C arrived in the :func:`noting_ctrl_c` block."""
+    return _Noting.seen
+
+
 @contextlib.contextmanager
 def ctrl_c_between_calls() -> Iterator[Callable[[], None]]:
     """Hold a Ctrl-C that arrives inside the block; ``check()`` raises it as
@@ -48,7 +87,7 @@ def ctrl_c_between_calls() -> Iterator[Callable[[], None]]:
         current.check()
         return
     if (threading.current_thread() is not threading.main_thread()
-            or current is not signal.default_int_handler):
+            or not pythons_own(current)):
         yield _never
         return
     held = _Held()
@@ -56,5 +95,5 @@ def ctrl_c_between_calls() -> Iterator[Callable[[], None]]:
     try:
         yield held.check
     finally:
-        signal.signal(signal.SIGINT, signal.default_int_handler)
+        signal.signal(signal.SIGINT, current)
     held.check()

@@ -56,3 +56,21 @@ def test_under_someone_elses_handler_it_changes_nothing() -> None:
         assert seen == [signal.SIGINT]
     finally:
         signal.signal(signal.SIGINT, previous)
+
+
+def test_the_command_lines_noting_handler_is_pythons_own_and_holds_like_it() -> None:
+    from pyanitsa.interrupts import ctrl_c_seen, noting_ctrl_c
+
+    with noting_ctrl_c():
+        assert not ctrl_c_seen()
+        noting = signal.getsignal(signal.SIGINT)
+        with pytest.raises(KeyboardInterrupt), ctrl_c_between_calls() as check:
+            ctrl_c()
+            check()  # held, then raised between calls, as under Python's own handler
+        assert signal.getsignal(signal.SIGINT) is noting
+        with pytest.raises(KeyboardInterrupt):
+            ctrl_c()  # outside a block: a KeyboardInterrupt now, and noted
+        assert ctrl_c_seen()
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    with noting_ctrl_c():
+        assert not ctrl_c_seen()  # each command starts afresh
