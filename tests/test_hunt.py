@@ -75,6 +75,22 @@ def test_the_cycle_hunt_finds_a_32_card_natural_cycle_of_period_48(tmp_path, cap
     assert "all match" in capsys.readouterr().err
 
 
+def test_the_climbing_hunt_finds_an_11_rank_high_first_cycle(tmp_path, capsys):
+    """``high_first`` on 11 ranks, the deck where Mathieu & Delahaye list a cycle (of period
+    1,125): the climbing hunt's seed 1 finds its first cycle in 600,000 deals (period 5,684 from
+    round 1,425, docs/research.md), and the stored record replays to it."""
+    out = tmp_path / "h"
+    assert hunt("--deck", "ranks=11,suits=4", "--set", "pickup_order=high_first",
+                "--set", "dispute_exhausted=discard", "--target", "cycle", "--method", "climb",
+                "--deals", "600000", "--seed", "1", "--output", str(out)) == 0
+    (cycle,) = [f for f in finds(out) if f["kind"] == "cycle"]
+    assert (cycle["period"], cycle["start"]) == (5684, 1425)
+    result = Record.from_json(cycle["record"]).play()
+    assert (result.outcome.value, result.cycle_length, result.cycle_start) == \
+        ("cycle", 5684, 1425)
+    capsys.readouterr()
+
+
 def test_every_cycling_pair_comes_back_and_its_blocks_never_meet_others():
     """Each listed pair, played alone by the reference engine, stands again as itself after
     its steps; and two of them stacked one after the other cycle as the module says."""
