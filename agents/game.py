@@ -22,6 +22,7 @@ from typing import Any, Literal
 
 import numpy as np
 
+from pyanitsa.agents.clock import timed_decision
 from pyanitsa.agents.guard import (
     AgentRaised,
     DecisionTimeout,
@@ -87,19 +88,19 @@ class _Referee:
             raise AgentFailure(seat, "error", f"{_label(agent)} failed to start: "
                                               f"{exc}") from exc.exc
         token = time_budget.set(self.time_limit)
-        start = time.perf_counter()
         try:
-            chosen = call_agent(_decide, agent, method, view, self.rngs[seat])
+            with timed_decision(self.time_limit) as clock:
+                chosen = call_agent(_decide, agent, method, view, self.rngs[seat])
         except AgentRaised as exc:  # anything an agent raises is a forfeit, not a crash of ours
             kind: FailureKind = ("timeout" if isinstance(exc.exc, DecisionTimeout) else
                                  "illegal" if isinstance(exc.exc, IllegalAnswer) else "error")
             raise AgentFailure(seat, kind, f"{_label(agent)} raised {exc}") from exc.exc
         finally:
             time_budget.reset(token)
-        elapsed = time.perf_counter() - start
-        if self.time_limit is not None and elapsed > self.time_limit:
-            raise AgentFailure(seat, "timeout", f"{_label(agent)} took {elapsed:.3f} s, over "
-                                                f"the {self.time_limit:g} s limit")
+        if clock is not None and clock.elapsed > clock.limit:
+            raise AgentFailure(seat, "timeout", f"{_label(agent)} took {clock.elapsed:.3f} s, "
+                                                f"over the {clock.limit:g} s limit"
+                                                f"{clock.discounted()}")
         try:  # guarded too: describing a refused value may touch the agent's own classes
             return call_agent(check_order, chosen, given, what, self.rules)
         except AgentRaised as exc:
