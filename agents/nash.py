@@ -152,14 +152,14 @@ def respond_mutual(rules: Rules, hands: Sequence[Sequence[Card]], iterations: in
     equilibrium: each seat a best response to ``p`` of the model and ``1 - p`` of the other.
     The adversary exploits the model too, so for the same ``p`` this is more exploitable than
     :func:`respond`, and it teaches both seats of a deal from one solve."""
-    key = [rank_table(rules).histogram(h) for h in hands]
-    if key[1] < key[0]:
-        hands = hands[::-1]
+    counts = [rank_table(rules).histogram(h) for h in hands]
+    if counts[1] < counts[0]:
+        hands, counts = hands[::-1], counts[::-1]
     views = [view_for(rules, k, 2, hands[k], 0) for k in (0, 1)]
-    counts = [hand_counts(rules, v.hand_ranks()) for v in views]
     theirs = [model_marginals(rules, model, v, samples) for v in views]  # the model holding 1-k
     p = float(confidence)
-    return _cfr(rules, counts[0], counts[1], iterations, p, theirs[0], p, theirs[1])
+    return _cfr(rules, np.array(counts[0], np.int64), np.array(counts[1], np.int64),
+                iterations, p, theirs[0], p, theirs[1])
 
 
 def states_of(counts: np.ndarray) -> int:
@@ -255,19 +255,17 @@ class NashAgent(FallingBack, BaseAgent):
         if key not in self._responses:
             if len(self._responses) >= 8:
                 self._responses.pop(next(iter(self._responses)))
-            self._responses[key] = self._respond(view)
+            self._responses[key] = self._respond(view, mine, theirs)
         deal = self._responses[key]
         return deal, deal.seat_of(mine) if mutual else 0
 
-    def _respond(self, view: HandView) -> DealStrategy:
+    def _respond(self, view: HandView, mine: np.ndarray, theirs: np.ndarray) -> DealStrategy:
         if self.response == "mutual":
             return respond_mutual(view.rules, [list(view.hand), unseen_cards(view)],
                                   self.iterations, self.model, self.confidence,
                                   self.model_samples)
-        mine = hand_counts(view.rules, view.hand_ranks())
         marg = model_marginals(view.rules, self.model, view, self.model_samples)
-        return respond(view.rules, mine, np.array(view.unseen, np.int64), self.iterations,
-                       marg, self.confidence)
+        return respond(view.rules, mine, theirs, self.iterations, marg, self.confidence)
 
     def order_hand(self, view: HandView, rng: np.random.Generator) -> list[Card]:
         start = time.perf_counter()

@@ -235,7 +235,9 @@ def _hunt_rounds(hunt: Any, store: Any, config: dict[str, Any], args: argparse.N
     started = False
     if args.backend == "ray":
         from pyanitsa.batch.enumerate_ray import start_ray
+        from pyanitsa.batch.hunt_ray import run_round
         started = start_ray(args.ray_address, args.workers)
+        key = rules_key(hunt.rules)
 
     def saved_json() -> dict[str, Any]:
         if n == 1:
@@ -251,8 +253,7 @@ def _hunt_rounds(hunt: Any, store: Any, config: dict[str, Any], args: argparse.N
                      else min(states[i].played + TASK_DEALS, share) for i in todo}
             rows: list[tuple[Any, ...]] = []
             if args.backend == "ray":
-                from pyanitsa.batch.hunt_ray import run_round
-                got = run_round(rules_key(hunt.rules), settings,
+                got = run_round(key, settings,
                                 {i: (states[i].to_json(with_cycles=True), until[i])
                                  for i in todo}, stop)
                 for i in todo:

@@ -21,7 +21,7 @@ def _check_spec(spec: str, where: str) -> None:
     try:
         make_agent(spec)
     except PyanitsaError as exc:
-        raise ValueError(f"{where}: {exc}") from None
+        raise TrainConfigError(f"{where}: {exc}") from None
 
 
 def check_config(cfg: TrainConfig) -> None:
@@ -36,10 +36,7 @@ def check_config(cfg: TrainConfig) -> None:
         raise TrainConfigError("eval.baselines: duplicate evaluation plays two-player games; "
                                "use players: 2 or an empty list")
     for i, spec in enumerate(cfg.eval.baselines):
-        try:
-            _check_spec(spec, f"eval.baselines.{i}")
-        except ValueError as exc:
-            raise TrainConfigError(str(exc)) from None
+        _check_spec(spec, f"eval.baselines.{i}")
     _check_league(cfg, env.players)
     if cfg.total_steps == 0 and cfg.distill is None:
         raise TrainConfigError("total_steps: 0 trains nothing (give at least 1, or distill:)")

@@ -6,8 +6,8 @@ across deals, in one forward pass per card:
 
 1. **Teacher data** (``teacher/cNNN.npz`` in the run folder, :data:`CHUNK` deals a file). Deal
    ``i`` is ``deal(rules, 2, Rng(derive_seed(seed, i)))``; the teacher's strategy is solved for
-   both seats (or, with ``model``, a response to that agent: :func:`teacher_strategies`); ``samples`` orders are drawn from each seat's strategy (generator
-   ``derive_seed(seed, i, 1)``) and, at every position of each, the observation the seat would
+   both seats (or, with ``model``, a response to that agent: :func:`teacher_strategies`);
+   ``samples`` orders are drawn from each seat's strategy (generator ``derive_seed(seed, i, 1)``) and, at every position of each, the observation the seat would
    see and the teacher's distribution over the next rank are kept. A file is written atomically
    once complete, so a stop loses at most the chunks in progress and ``--resume`` makes only
    the missing ones; a chunk is the same bytes whoever makes it, with any number of workers.
@@ -76,20 +76,28 @@ def teacher_strategies(rules: Rules, dcfg: Mapping[str, Any], hands: Any, counts
     solve; with a ``model``, seat ``i % 2`` alone, the restricted Nash response to it, or
     (``response: mutual``) both seats of one mutual solve."""
     from pyanitsa.agents import nash
+
+    if model is None:
+        strat = nash.solve(rules, counts[0], counts[1], dcfg["iterations"])
+    elif dcfg.get("response") == "mutual":
+        strat = nash.respond_mutual(rules, hands, dcfg["iterations"], model, dcfg["confidence"])
+    else:
+        return [_restricted(rules, dcfg, hands, counts, i % 2, model)]
+    return [(seat, strat.avg[side], strat.counts[side])
+            for seat in (0, 1) for side in (strat.seat_of(counts[seat]),)]
+
+
+def _restricted(rules: Rules, dcfg: Mapping[str, Any], hands: Any, counts: list, seat: int,
+                model: Any) -> tuple[int, np.ndarray, np.ndarray]:
+    """``seat``'s restricted Nash response to ``model`` (one solve for one seat)."""
+    from pyanitsa.agents import nash
     from pyanitsa.protocol import hand_view
 
-    if model is None or dcfg.get("response") == "mutual":
-        strat = (nash.solve(rules, counts[0], counts[1], dcfg["iterations"]) if model is None
-                 else nash.respond_mutual(rules, hands, dcfg["iterations"], model,
-                                          dcfg["confidence"]))
-        return [(seat, strat.avg[side], strat.counts[side])
-                for seat in (0, 1) for side in (strat.seat_of(counts[seat]),)]
-    seat = i % 2
     marg = nash.model_marginals(rules, model, hand_view(rules, seat, hands, 0),
                                 nash.MODEL_SAMPLES)
     strat = nash.respond(rules, counts[seat], counts[1 - seat], dcfg["iterations"], marg,
                          dcfg["confidence"])
-    return [(seat, strat.avg[0], strat.counts[0])]
+    return seat, strat.avg[0], strat.counts[0]
 
 
 def teacher_chunk(rules: Rules, dcfg: Mapping[str, Any], c: int) -> dict[str, np.ndarray]:
