@@ -94,3 +94,20 @@ def test_preimages_refuse_rules_they_cannot_undo():
     with pytest.raises(InvalidRulesError, match="dispute"):
         sorted_descending(Rules.from_options({"pickup_order": "low_first",
                                               "dispute": "down_up"}, deck="ranks=4,suits=4"))
+
+
+def test_the_batch_core_sees_the_deal_the_hunt_would_draw():
+    """The hunt plays deals on the batch core: given a 22 + 22 deal found one round back, it
+    reports the cycle as the reference engine does (period 1,125 from round 1)."""
+    import numpy as np
+
+    from pyanitsa.batch.encode import CYCLE, R_CLEN, R_CSTART, R_OUTCOME
+    from pyanitsa.batch.hunt import Hunt, play_deals
+
+    rules = record(CYCLE_1125).rules
+    _, pair = next((d, p) for d, p in search_back(cycle_positions(), max_depth=1)
+                   if len(p[0]) == len(p[1]))
+    deal = np.array([[c for s in record_of(rules, pair).seats for c in s]], np.int64)
+    hunt = Hunt(rules)
+    out = play_deals(hunt.prm, hunt.table, deal, hunt.dealer, hunt.cap)
+    assert (out[0, R_OUTCOME], out[0, R_CSTART], out[0, R_CLEN]) == (CYCLE, 1, 1125)
