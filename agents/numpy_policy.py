@@ -23,6 +23,7 @@ from typing import Any
 
 import numpy as np
 
+from pyanitsa.agents.model_features import ModelFeatures
 from pyanitsa.agents.policy_meta import PolicyLoadError, PolicyMeta
 from pyanitsa.observation import TacticalLayout
 
@@ -90,6 +91,8 @@ class NumpyActor:
         self.features = meta.features
         self.layout = (TacticalLayout(meta.make_rules(), meta.players)
                        if meta.features != "obs" else None)
+        self.model = (ModelFeatures(self.layout, meta.opponent_model)
+                      if self.layout is not None and meta.opponent_model else None)
         # float64: the rounding left is torch's float32 alone, so greedy play matches it
         self.layers = [(np.asarray(arrays[f"{name}.weight"], np.float64).T.copy(),
                         np.asarray(arrays[f"{name}.bias"], np.float64))
@@ -98,7 +101,8 @@ class NumpyActor:
     def logits(self, obs: np.ndarray) -> np.ndarray:
         """``(batch, actions)`` logits of ``(batch, obs_size)`` observations, unmasked."""
         if self.layout is not None:
-            obs = self.layout.features(obs, self.features)
+            x = self.layout.features(obs, "last")
+            obs = x if self.model is None else np.concatenate([x, self.model(obs)], axis=1)
         x = np.asarray(obs, np.float64)
         *hidden, (w, b) = self.layers
         for hw, hb in hidden:

@@ -68,6 +68,11 @@ def build_policy(meta: PolicyMeta) -> Any:
         from pyanitsa.agents.policy_prior import LastPlayed
 
         extra.update(LastPlayed.kwargs_for(TacticalLayout(meta.make_rules(), meta.players)))
+    elif meta.features == "model":
+        from pyanitsa.agents.policy_prior import OpponentModel
+
+        extra.update(OpponentModel.kwargs_for(TacticalLayout(meta.make_rules(), meta.players),
+                                              str(meta.opponent_model)))
     activation = getattr(torch.nn, meta.activation, None)
     if activation is None:
         raise PolicyLoadError(f"activation {meta.activation!r} is not a torch.nn class")

@@ -18,9 +18,15 @@ FORMAT = "pyanitsa-policy/1"
 
 ALGORITHMS = ("MaskablePPO", "PPO")
 PRIORS = ("none", "hand")
-FEATURES = ("obs", "last")
-"""``features``: what the network reads, the observation or the observation with the rank
-played last and the share placed after it (:data:`pyanitsa.observation.FEATURES`)."""
+FEATURES = ("obs", "last", "model")
+"""``features``: what the network reads, the observation, the observation with the rank
+played last and the share placed after it (:data:`pyanitsa.observation.FEATURES`), or those
+and an opponent model's pair marginals (``model``, :mod:`pyanitsa.agents.model_features`,
+the agent named by the sidecar's ``opponent_model``)."""
+OPPONENT_MODELS = ("random", "ascending", "descending", "strongest_first", "strongest_last",
+                   "sacrifice", "tie_aware", "mixed")
+"""What ``opponent_model`` may name (with parameters): the scripted agents. A sidecar comes
+from anywhere, so it cannot name an agent that runs a process or imports a module."""
 """``prior``: ``hand`` adds ``log(cards of each rank in hand)`` to the logits
 (:mod:`pyanitsa.agents.policy_prior`), so equal outputs play ``random``."""
 
@@ -65,19 +71,24 @@ class PolicyMeta:
     prior: str = "none"
     """What is added to the network's logits: ``none`` or ``hand`` (:data:`PRIORS`)."""
     features: str = "obs"
-    """What the network reads: ``obs`` or ``last`` (:data:`FEATURES`)."""
+    """What the network reads: ``obs``, ``last`` or ``model`` (:data:`FEATURES`)."""
+    opponent_model: str | None = None
+    """With ``features: model``, the agent spec whose marginals the network reads."""
 
     @property
     def input_size(self) -> int:
         """The network's first layer's inputs: the observation, plus ``actions + 1`` numbers
-        (the rank played last, the share placed) with ``features: last``."""
-        return self.obs_size + (self.actions + 1 if self.features == "last" else 0)
+        (the rank played last, the share placed) with ``features: last``, and ``2 * actions``
+        more (the model's pair marginals) with ``features: model``."""
+        extra = {"obs": 0, "last": self.actions + 1, "model": 3 * self.actions + 1}
+        return self.obs_size + extra[self.features]
 
     def to_json(self) -> dict[str, Any]:
         return {"format": FORMAT, "algorithm": self.algorithm, "net_arch": self.net_arch,
                 "activation": self.activation, "rules": self.rules, "players": self.players,
                 "obs_size": self.obs_size, "actions": self.actions, "prior": self.prior,
                 "features": self.features,
+                **({"opponent_model": self.opponent_model} if self.features == "model" else {}),
                 **self.extra}
 
     @classmethod
@@ -101,10 +112,15 @@ class PolicyMeta:
         if features not in FEATURES:
             raise PolicyLoadError(f"{where}: features {_short(features)} is not one of "
                                   f"{', '.join(FEATURES)}")
+        model = obj.get("opponent_model")
+        if features == "model" and not is_opponent_model(model):
+            raise PolicyLoadError(f"{where}: features 'model' needs opponent_model, one of "
+                                  f"{', '.join(OPPONENT_MODELS)}, not {_short(model)}")
         return cls(obj["algorithm"], obj["net_arch"], obj["activation"], obj["rules"],
                    obj["players"], obj["obs_size"], obj["actions"],
-                   {k: v for k, v in obj.items() if k not in (*known, "prior", "features")},
-                   prior, features)
+                   {k: v for k, v in obj.items()
+                    if k not in (*known, "prior", "features", "opponent_model")},
+                   prior, features, model if features == "model" else None)
 
     def parameters(self) -> int:
         """How many numbers the network holds: what a weights file must carry."""
@@ -150,6 +166,14 @@ def _check_sizes(obj: dict[str, Any], where: str) -> None:
             count(f"net_arch.{head}.{i}", units, MAX_UNITS)
 
 
+def is_opponent_model(spec: Any) -> bool:
+    """Whether ``spec`` names one of :data:`OPPONENT_MODELS` (parameters allowed)."""
+    if not isinstance(spec, str):
+        return False
+    head, paren, _ = spec.strip().partition("(")
+    return head.strip() in OPPONENT_MODELS and (not paren or spec.strip().endswith(")"))
+
+
 def _short(value: Any) -> str:
     try:
         text = repr(value)
@@ -162,6 +186,7 @@ def policy_meta(policy: Any, algorithm: str, rules: Rules, players: int,
                 extra: dict[str, Any] | None = None) -> PolicyMeta:
     """The sidecar of a live stable-baselines3 policy."""
     arch = policy.net_arch
+    extractor = getattr(policy, "features_extractor", None)
     if isinstance(arch, list):
         arch = {"pi": list(arch), "vf": list(arch)}
     return PolicyMeta(algorithm, {k: list(v) for k, v in arch.items()},
@@ -169,7 +194,8 @@ def policy_meta(policy: Any, algorithm: str, rules: Rules, players: int,
                       int(policy.observation_space.shape[0]), int(policy.action_space.n),
                       {"versions": package_versions(), **(extra or {})},
                       getattr(policy, "prior_kind", "none"),
-                      getattr(getattr(policy, "features_extractor", None), "features_kind", "obs"))
+                      getattr(extractor, "features_kind", "obs"),
+                      getattr(extractor, "opponent_model", None))
 
 
 def read_sidecar(p: Path) -> PolicyMeta:

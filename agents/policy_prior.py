@@ -52,6 +52,43 @@ class LastPlayed(BaseFeaturesExtractor):
                                               "hand_size": layout.hand_size}}
 
 
+class OpponentModel(LastPlayed):
+    """:class:`LastPlayed` followed by an opponent model's pair marginals (``features: model``,
+    :class:`pyanitsa.agents.model_features.ModelFeatures`, computed in numpy: nothing to
+    differentiate, and the numpy actor reads the very same numbers)."""
+
+    features_kind = "model"
+
+    def __init__(self, observation_space: Any, ranks: int, hand_size: int,
+                 opponent_model: str, rules: dict[str, Any], players: int) -> None:
+        from pyanitsa.agents.model_features import ModelFeatures
+        from pyanitsa.rules import Rules
+
+        super().__init__(observation_space, ranks, hand_size)
+        self._features_dim += 2 * ranks
+        self.opponent_model = opponent_model
+        opts = dict(rules)
+        mode = opts.pop("mode", "tactical")
+        layout = TacticalLayout(Rules.from_options(opts, mode=mode), players)
+        self.model = ModelFeatures(layout, opponent_model)
+
+    def forward(self, obs: th.Tensor) -> th.Tensor:
+        extra = th.from_numpy(self.model(obs.detach().cpu().numpy())).to(obs.device)
+        return th.cat([super().forward(obs), extra], dim=1)
+
+    @staticmethod
+    def kwargs_for(layout: TacticalLayout, opponent_model: str) -> dict[str, Any]:
+        """The policy's constructor arguments that make it read ``features: model``."""
+        from pyanitsa.agents.policy_meta import rules_json
+
+        assert layout.slices["order"].start == layout.ranks  # what forward() slices
+        return {"features_extractor_class": OpponentModel,
+                "features_extractor_kwargs": {
+                    "ranks": layout.ranks, "hand_size": layout.hand_size,
+                    "opponent_model": opponent_model, "rules": rules_json(layout.rules),
+                    "players": layout.players}}
+
+
 class PriorPolicy(MaskableActorCriticPolicy):
     """Maskable actor-critic whose logits carry the card-count prior of the hand."""
 

@@ -201,9 +201,13 @@ class PPOConfig(_Model):
         default_factory=lambda: [128, 128], max_length=MAX_LAYERS)
     """Hidden layers of both the policy and the value network."""
     activation: Literal["Tanh", "ReLU"] = "Tanh"
-    features: Literal["obs", "last"] = "obs"
+    features: Literal["obs", "last", "model"] = "obs"
     """What the networks read: the observation, or (``last``) the observation followed by the
-    rank played last and the share of the hand placed (:mod:`pyanitsa.agents.policy_prior`)."""
+    rank played last and the share of the hand placed (:mod:`pyanitsa.agents.policy_prior`),
+    or (``model``) those and what ``opponent_model`` plays against the hand, its pair
+    marginals (:mod:`pyanitsa.agents.model_features`): what a response to it depends on."""
+    opponent_model: str = "tie_aware"
+    """The agent spec whose marginals ``features: model`` reads (two-player tactical)."""
     prior: Literal["none", "hand"] = "hand"
     """``hand``: the logits carry ``log(cards of each rank in hand)``, so the untrained policy
     plays ``random`` (a uniformly random order of the cards, not of the ranks) and

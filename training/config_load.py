@@ -46,6 +46,7 @@ def check_config(cfg: TrainConfig) -> None:
     if cfg.distill is not None and cfg.distill.holdout >= cfg.distill.deals:
         raise TrainConfigError(f"distill.holdout: {cfg.distill.holdout} leaves no training "
                                f"deals of {cfg.distill.deals}")
+    _check_features(cfg, env)
     if cfg.ppo.prior == "hand" and cfg.algorithm != "MaskablePPO":
         raise TrainConfigError("ppo.prior: hand needs algorithm: MaskablePPO (set ppo.prior: "
                                "none for PPO)")
@@ -59,6 +60,21 @@ def check_config(cfg: TrainConfig) -> None:
         except ImportError:
             raise TrainConfigError("algorithm: MaskablePPO needs sb3-contrib "
                                    "(pip install 'pyanitsa[rl]')") from None
+
+
+def _check_features(cfg: TrainConfig, env: Any) -> None:
+    """``features: model`` reads the opponent's hand from the unseen cards: two tactical seats
+    and a scripted model only (:mod:`pyanitsa.agents.model_features`)."""
+    if cfg.ppo.features != "model":
+        return
+    from pyanitsa.agents.policy_meta import OPPONENT_MODELS, is_opponent_model
+
+    if env.players != 2 or env.rules.mode != "tactical":
+        raise TrainConfigError(f"ppo.features: model needs two-player tactical, not "
+                               f"{env.players} players of {env.rules.mode}")
+    if not is_opponent_model(cfg.ppo.opponent_model):
+        raise TrainConfigError(f"ppo.opponent_model: {cfg.ppo.opponent_model!r} is not one of "
+                               f"{', '.join(OPPONENT_MODELS)}")
 
 
 def _check_league(cfg: TrainConfig, players: int) -> None:

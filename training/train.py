@@ -238,8 +238,8 @@ def _build_model(cfg: TrainConfig, venv: Any, ckpt: dict[str, Any] | None) -> An
     policy: Any = "MlpPolicy"
     policy_kwargs: dict[str, Any] = {"net_arch": {"pi": p.net_arch, "vf": p.net_arch},
                                      "activation_fn": getattr(torch.nn, p.activation)}
-    if p.features == "last" or p.prior == "hand":
-        from pyanitsa.agents.policy_prior import LastPlayed, PriorPolicy
+    if p.features != "obs" or p.prior == "hand":
+        from pyanitsa.agents.policy_prior import LastPlayed, OpponentModel, PriorPolicy
         from pyanitsa.observation import TacticalLayout
 
         probe = venv.envs[0].unwrapped if hasattr(venv, "envs") else None
@@ -247,6 +247,8 @@ def _build_model(cfg: TrainConfig, venv: Any, ckpt: dict[str, Any] | None) -> An
                                   else _env_game(cfg)))
         if p.features == "last":
             policy_kwargs.update(LastPlayed.kwargs_for(layout))
+        elif p.features == "model":
+            policy_kwargs.update(OpponentModel.kwargs_for(layout, p.opponent_model))
         if p.prior == "hand":
             policy = PriorPolicy
             policy_kwargs.update(PriorPolicy.kwargs_for(layout))
