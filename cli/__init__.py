@@ -19,7 +19,7 @@ from typing import Any
 import yaml
 
 from pyanitsa.errors import PyanitsaError
-from pyanitsa.interrupts import ctrl_c_seen, noting_ctrl_c
+from pyanitsa.interrupts import INTERRUPTED, ctrl_c_seen, noting_ctrl_c
 
 COMMANDS = (
     "pyanitsa.cli.play",
@@ -107,11 +107,11 @@ def _run(args: argparse.Namespace) -> int:
         return 2
     except KeyboardInterrupt:
         print(f"pyanitsa {args.command}: interrupted", file=sys.stderr)
-        return 130
+        return INTERRUPTED
     except Exception as exc:  # a bug or an unforeseen input (MemoryError, RecursionError too)
         if ctrl_c_seen() and not args.debug:  # a Ctrl-C swallowed mid-import, surfacing late
             print(f"pyanitsa {args.command}: interrupted", file=sys.stderr)
-            return 130
+            return INTERRUPTED
         if args.debug:
             raise
         detail = _one_line(exc)

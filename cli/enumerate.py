@@ -18,10 +18,8 @@ from pyanitsa.cli import argtypes
 from pyanitsa.cli.rules_args import add_rules_arguments, rules_from_args
 from pyanitsa.enumeration import DealStats, check_enumerable, count_deals, enumerate_deals
 from pyanitsa.errors import PyanitsaError
+from pyanitsa.interrupts import INTERRUPTED
 from pyanitsa.rules import Rules
-
-INTERRUPTED = 130
-"""The exit code after a Ctrl-C, as for every command (128 + SIGINT)."""
 
 
 class EnumerateError(PyanitsaError, ValueError):

@@ -17,6 +17,7 @@ from typing import Any
 from pyanitsa.cli import argtypes
 from pyanitsa.cli.rules_args import add_rules_arguments, rules_from_args
 from pyanitsa.errors import PyanitsaError
+from pyanitsa.interrupts import INTERRUPTED
 
 TASK_DEALS = 1 << 18
 """Deals a searcher plays in one round of a hunt with several searchers or on Ray (a second
@@ -203,7 +204,7 @@ def _hunt(hunt: Any, store: Any, config: dict[str, Any], args: argparse.Namespac
         bar.close()
         print(f"pyanitsa hunt: interrupted after {state.played} deals; --resume continues",
               file=sys.stderr)
-        return 130
+        return INTERRUPTED
     store.checkpoint(state.to_json(), pending)
     bar.close()
     return _report(store, state.played, time.perf_counter() - began, args)
@@ -267,7 +268,7 @@ def _hunt_rounds(hunt: Any, store: Any, config: dict[str, Any], args: argparse.N
     except KeyboardInterrupt:
         print("pyanitsa hunt: interrupted; --resume continues from the last whole round",
               file=sys.stderr)
-        return 130
+        return INTERRUPTED
     finally:
         if started:
             import ray

@@ -9,7 +9,7 @@ import time
 from pyanitsa.cli import argtypes
 from pyanitsa.cli.rules_args import add_rules_arguments, rules_from_args
 from pyanitsa.errors import CliError
-from pyanitsa.interrupts import ctrl_c_between_calls
+from pyanitsa.interrupts import INTERRUPTED, ctrl_c_between_calls
 from pyanitsa.results import ClassicResult, Termination
 from pyanitsa.rng import derive_seed
 from pyanitsa.rules import Rules
@@ -109,7 +109,7 @@ def run(args: argparse.Namespace) -> int:
         print(json.dumps(summary, ensure_ascii=False))
     else:
         print_summary(rules, args, summary)
-    return 130 if interrupted else 0
+    return INTERRUPTED if interrupted else 0
 
 
 def print_summary(rules: Rules, args: argparse.Namespace, summary: dict) -> None:

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 from pyanitsa.cli import argtypes
 from pyanitsa.config import add_set_argument
+from pyanitsa.interrupts import INTERRUPTED
 
 if TYPE_CHECKING:
     from pyanitsa.tournaments.config import TournamentConfig
@@ -103,7 +104,7 @@ def _run_locked(args: argparse.Namespace, config: TournamentConfig, lock: Folder
     except KeyboardInterrupt:
         print(f"pyanitsa tournament: interrupted; the finished games are in "
               f"{config.output_dir}/ (continue with --resume)", file=sys.stderr)
-        return 130
+        return INTERRUPTED
     finally:
         if events_file is not None:
             events_file.close()

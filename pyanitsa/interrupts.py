@@ -17,6 +17,9 @@ import threading
 from collections.abc import Callable, Iterator
 from types import FrameType
 
+INTERRUPTED = 130
+"""The exit code of a command stopped by Ctrl-C (128 + SIGINT), whatever it saved first."""
+
 
 class _Held:
     """The SIGINT handler while a block runs: it only counts the signals."""
