@@ -10,6 +10,7 @@ order, exactly as the local backend does.
 
 from __future__ import annotations
 
+import functools
 import json
 from typing import Any
 
@@ -33,6 +34,14 @@ def _advance(key: str, settings: dict[str, Any], state: dict[str, Any], until: i
     return st.to_json(with_cycles=True), rows
 
 
+@functools.cache
+def _remote_advance() -> Any:
+    """The Ray task of :func:`_advance`, made once a process (a hunt runs many rounds)."""
+    import ray
+
+    return ray.remote(num_cpus=1, max_retries=2)(_advance)
+
+
 def run_round(key: str, settings: dict[str, Any],
               work: dict[int, tuple[dict[str, Any], int]], stop_on_cycle: bool
               ) -> dict[int, tuple[dict[str, Any], list[tuple[Any, ...]]]]:
@@ -40,8 +49,7 @@ def run_round(key: str, settings: dict[str, Any],
     task on the running cluster; their new states and rows, by searcher."""
     import ray
 
-    task = ray.remote(num_cpus=1, max_retries=2)(_advance)
-    refs = {i: task.remote(key, settings, st, until, stop_on_cycle)
+    refs = {i: _remote_advance().remote(key, settings, st, until, stop_on_cycle)
             for i, (st, until) in work.items()}
     done: dict[int, tuple[dict[str, Any], list[tuple[Any, ...]]]] = {}
     try:
