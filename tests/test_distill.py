@@ -251,3 +251,17 @@ def test_the_shipped_distill_config_is_valid_and_two_player() -> None:
     cfg = load_config(REPO / "configs" / "train" / "tactical_distill.yaml")
     assert cfg.distill is not None and cfg.ppo.features == "last"
     assert cfg.env.kwargs["players"] == 2
+
+
+def test_a_fit_of_another_network_is_not_resumed(tmp_path: Path) -> None:
+    """A stopped fit left in the run folder by a config with other features is started anew
+    (one log line), not loaded into this network."""
+    data = teacher_chunk(RULES, TEACHER, 0)
+    with pytest.raises(DistillStopped):
+        _fit(data, tmp_path / "fit.pt", {"signum": signal.SIGINT})
+    th.manual_seed(0)
+    policy = build_policy(_meta("obs"))
+    said: list[str] = []
+    curve = fit_actor(policy, data, TEACHER, tmp_path / "fit.pt", {}, False, said.append)
+    assert len(curve) == TEACHER["epochs"] and "fitting anew" in said[0]
+    assert th.load(tmp_path / "fit.pt", weights_only=False)["network"]["features"] == "obs"

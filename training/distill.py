@@ -215,6 +215,18 @@ def _kl(policy: Any, obs: Any, mask: Any, tgt: Any) -> Any:
     return (tgt * (th.log(tgt.clamp_min(1e-12)) - logp)).sum(1).mean()
 
 
+def network_of(policy: Any, dcfg: Mapping[str, Any]) -> dict[str, Any]:
+    """What a saved fit must match to be continued: the network's inputs and shapes and the
+    fit's schedule (a changed ``ppo.features`` or ``net_arch`` in the same run folder starts
+    the fit anew instead of failing to load, or worse, loading other inputs' weights)."""
+    extractor = getattr(policy, "features_extractor", None)
+    return {"features": getattr(extractor, "features_kind", "obs"),
+            "opponent_model": getattr(extractor, "opponent_model", None),
+            "prior": getattr(policy, "prior_kind", "none"),
+            "shapes": {k: list(v.shape) for k, v in policy.state_dict().items()},
+            **{k: dcfg[k] for k in ("epochs", "lr", "batch_size", "holdout", "seed")}}
+
+
 def fit_actor(policy: Any, data: Mapping[str, np.ndarray], dcfg: Mapping[str, Any],
               state_path: Path, stop: Mapping[str, Any], progress: bool,
               log: Callable[[str], None]) -> list[dict[str, float]]:
@@ -233,12 +245,16 @@ def fit_actor(policy: Any, data: Mapping[str, np.ndarray], dcfg: Mapping[str, An
     per_epoch = max(len(train) // batch, 1)
     opt = th.optim.Adam(params, lr=dcfg["lr"])
     sched = th.optim.lr_scheduler.OneCycleLR(opt, dcfg["lr"], total_steps=epochs * per_epoch)
-    state = {"epoch": 0, "curve": [], "best": None}
+    state = {"epoch": 0, "curve": [], "best": None, "network": network_of(policy, dcfg)}
     if state_path.exists():  # a stop during the fit: continue at the next epoch
-        state = th.load(state_path, weights_only=False)
-        policy.load_state_dict(state["policy"])
-        opt.load_state_dict(state["opt"])
-        sched.load_state_dict(state["sched"])
+        saved = th.load(state_path, weights_only=False)
+        if saved.get("network") == state["network"]:
+            state = saved
+            policy.load_state_dict(state["policy"])
+            opt.load_state_dict(state["opt"])
+            sched.load_state_dict(state["sched"])
+        else:  # the config's network or fit changed since: that fit is not this one's
+            log(f"{state_path}: the fit there is of another network or schedule; fitting anew")
 
     def measure(idx: np.ndarray) -> float:
         with th.no_grad():
