@@ -5,7 +5,7 @@ function of the model's *pair marginals*: the chance that the model plays rank `
 showdown about to come, and the chance that it plays ``y`` there after tying the rank I played
 last (a tie carries the pot, so that pair decides the most cards). A network given only the
 observation has to rebuild those marginals from the opponent's hand; given them as inputs, it
-fits a response's teacher more closely (BENCHMARKS.md, "Training toward equilibrium").
+fits a response's teacher more closely (BENCHMARKS.md, "Restricted response at p = 0.15").
 
 The marginals are a pure function of the observation: the opponent's hand is the ``unseen``
 slice (two players, ``deal: equal``), my dealt hand is the ``hand`` slice plus the ranks of the
@@ -43,17 +43,13 @@ class ModelFeatures:
             raise ValueError(f"features: model reads the opponent's hand from the unseen "
                              f"cards: two players and no set-aside cards, not "
                              f"{layout.players} players with {layout.set_aside} set aside")
-        self.layout, self.spec = layout, model
+        self.layout = layout
         self.model = make_agent(model)
         self._cache: OrderedDict[bytes, tuple[np.ndarray, np.ndarray]] = OrderedDict()
         table = rank_table(layout.rules)
         self._copies = np.asarray(table.counts, np.float32)
         self._cards = [[c for c, r in enumerate(table.rank_of) if r == rank]
                        for rank in range(layout.ranks)]
-
-    @property
-    def size(self) -> int:
-        return 2 * self.layout.ranks
 
     def __call__(self, obs: np.ndarray) -> np.ndarray:
         lay = self.layout

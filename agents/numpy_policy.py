@@ -92,7 +92,7 @@ class NumpyActor:
         self.layout = (TacticalLayout(meta.make_rules(), meta.players)
                        if meta.features != "obs" else None)
         self.model = (ModelFeatures(self.layout, meta.opponent_model)
-                      if self.layout is not None and meta.opponent_model else None)
+                      if meta.features == "model" else None)
         # float64: the rounding left is torch's float32 alone, so greedy play matches it
         self.layers = [(np.asarray(arrays[f"{name}.weight"], np.float64).T.copy(),
                         np.asarray(arrays[f"{name}.bias"], np.float64))

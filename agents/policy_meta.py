@@ -18,6 +18,8 @@ FORMAT = "pyanitsa-policy/1"
 
 ALGORITHMS = ("MaskablePPO", "PPO")
 PRIORS = ("none", "hand")
+"""``prior``: ``hand`` adds ``log(cards of each rank in hand)`` to the logits
+(:mod:`pyanitsa.agents.policy_prior`), so equal outputs play ``random``."""
 FEATURES = ("obs", "last", "model")
 """``features``: what the network reads, the observation, the observation with the rank
 played last and the share placed after it (:data:`pyanitsa.observation.FEATURES`), or those
@@ -27,8 +29,6 @@ OPPONENT_MODELS = ("random", "ascending", "descending", "strongest_first", "stro
                    "sacrifice", "tie_aware", "mixed")
 """What ``opponent_model`` may name (with parameters): the scripted agents. A sidecar comes
 from anywhere, so it cannot name an agent that runs a process or imports a module."""
-"""``prior``: ``hand`` adds ``log(cards of each rank in hand)`` to the logits
-(:mod:`pyanitsa.agents.policy_prior`), so equal outputs play ``random``."""
 
 
 class PolicyLoadError(PyanitsaError):
@@ -38,6 +38,13 @@ class PolicyLoadError(PyanitsaError):
 def rules_json(rules: Rules) -> dict[str, Any]:
     """Rules as a JSON object that :meth:`Rules.from_options` reads back."""
     return {"mode": rules.mode, "deck": rules.deck.to_json(), **rules.to_options()}
+
+
+def rules_from_json(obj: dict[str, Any]) -> Rules:
+    """The rules :func:`rules_json` wrote."""
+    opts = dict(obj)
+    mode = opts.pop("mode", "tactical")
+    return Rules.from_options(opts, mode=mode)
 
 
 def package_versions() -> dict[str, str]:
@@ -131,9 +138,7 @@ class PolicyMeta:
         return mlp(self.net_arch["pi"], self.actions) + mlp(self.net_arch["vf"], 1)
 
     def make_rules(self) -> Rules:
-        opts = dict(self.rules)
-        mode = opts.pop("mode", "tactical")
-        return Rules.from_options(opts, mode=mode)
+        return rules_from_json(self.rules)
 
 
 MAX_UNITS = 4096

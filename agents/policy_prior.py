@@ -62,14 +62,12 @@ class OpponentModel(LastPlayed):
     def __init__(self, observation_space: Any, ranks: int, hand_size: int,
                  opponent_model: str, rules: dict[str, Any], players: int) -> None:
         from pyanitsa.agents.model_features import ModelFeatures
-        from pyanitsa.rules import Rules
+        from pyanitsa.agents.policy_meta import rules_from_json
 
         super().__init__(observation_space, ranks, hand_size)
         self._features_dim += 2 * ranks
         self.opponent_model = opponent_model
-        opts = dict(rules)
-        mode = opts.pop("mode", "tactical")
-        layout = TacticalLayout(Rules.from_options(opts, mode=mode), players)
+        layout = TacticalLayout(rules_from_json(rules), players)
         self.model = ModelFeatures(layout, opponent_model)
 
     def forward(self, obs: th.Tensor) -> th.Tensor:
