@@ -56,7 +56,7 @@ def table_steps(view: PickupView) -> list[int]:
 
 def engine_order(view: PickupView, how: str) -> list[Card]:
     """The order the engine gives a table under a fixed, non-random ``pickup_order``."""
-    steps = table_steps(view) if how == "natural" else []
+    steps = table_steps(view)  # every fixed order may read the dispute steps
     # first appearance of each owner is the round's play order
     return fixed_pickup_order(how, view.cards, view.owners, steps, view.ranks.rank_of,
                               view.seat, list(dict.fromkeys(view.owners)))

@@ -5,6 +5,8 @@ caller's cache stale, not leave parity tests running old machine code."""
 from __future__ import annotations
 
 import os
+import sys
+from pathlib import Path
 
 import numba
 import pytest
@@ -49,6 +51,37 @@ def test_a_callers_stamp_covers_its_callees_file() -> None:
     locator = classic.play_game._cache._impl.locator
     assert locator.get_source_stamp() == _cache.stamp(_cache.sources(classic.__file__))
     assert (_cache.PACKAGE / "rng.py") in _cache.sources(classic.__file__)
+
+
+def test_the_stamp_covers_the_core_modules_a_kernel_freezes() -> None:
+    # pieces.py reads option codes that encode.py derives from rules.py's Literal types; numba
+    # freezes them into the machine code, so an edit of rules.py must make every kernel stale
+    core = _cache.PACKAGE.parent
+    for module in (classic, classic_fast, tactical):
+        files = set(_cache.sources(module.__file__))
+        assert {core / "rules.py", core / "cards.py", core / "rng.py"} <= files, module
+
+
+def test_an_agent_kernels_stamp_covers_the_agent_kernels_it_imports() -> None:
+    from pyanitsa.agents import kernels as search_kernels
+    from pyanitsa.agents import pair_kernels
+
+    files = set(_cache.sources(search_kernels.__file__))
+    assert Path(pair_kernels.__file__).resolve() in files
+
+
+def test_imports_are_followed_transitively(tmp_path, monkeypatch) -> None:
+    pkg = tmp_path / "pkg"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "a.py").write_text("from pyanitsa.tstpkg.b import f\n")
+    (pkg / "b.py").write_text("def f():\n    from pyanitsa.tstpkg import c\n")
+    (pkg / "c.py").write_text("import os\n")
+    fake = type(sys)("pyanitsa.tstpkg")
+    fake.__path__ = [str(pkg)]
+    monkeypatch.setitem(sys.modules, "pyanitsa.tstpkg", fake)
+    files = _cache._closure((pkg / "a.py",))
+    assert {p.name for p in files} == {"a.py", "b.py", "c.py"}
 
 
 def test_numba_cache_dir_still_comes_first() -> None:

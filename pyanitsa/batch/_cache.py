@@ -2,10 +2,13 @@
 
 numba stamps a cached function with its own source file. The batch core's kernels inline pieces
 from the other files of this package (the generator of ``rng.py``, the showdown of
-``pieces.py``...), so editing one of those left every caller's cache looking fresh: parity
-tests could pass against stale machine code. Functions defined in this package, or in a module
-importing from it (the search kernels in ``agents/``), are stamped here with their own file and
-every module of this package; editing any of them recompiles them on next use.
+``pieces.py``...) and freeze the globals they read (the option codes ``encode.py`` derives from
+the ``Literal`` types of ``rules.py``), so editing one of those left every caller's cache looking
+fresh: parity tests could pass against stale machine code (a value added to ``pickup_order``
+before ``shuffled`` played ``shuffled`` with the old code until the cache was cleared). Functions
+defined in this package, or in a module importing from it (the search kernels in ``agents/``),
+are stamped here with their own file, every module of this package and every ``pyanitsa``
+module those import, transitively; editing any of them recompiles them on next use.
 
 Imported first by ``pyanitsa/batch/__init__.py``: a locator is chosen when ``@njit(cache=True)``
 decorates, so this must run before any kernel module is imported.
@@ -13,8 +16,11 @@ decorates, so this must run before any kernel module is imported.
 
 from __future__ import annotations
 
+import ast
+import functools
 import hashlib
 import os
+import sys
 from pathlib import Path
 
 from numba.core import caching
@@ -24,9 +30,50 @@ PACKAGE = Path(__file__).resolve().parent
 
 
 def sources(py_file: str | os.PathLike) -> list[Path]:
-    """The files a kernel of ``py_file`` compiles from (at most): itself and this package."""
-    own = Path(py_file).resolve()
-    return sorted({own, *PACKAGE.glob("*.py")})
+    """The files a kernel of ``py_file`` compiles from (at most): itself, this package, and
+    the ``pyanitsa`` modules any of those imports, transitively."""
+    return sorted(_closure((Path(py_file).resolve(), *sorted(PACKAGE.glob("*.py")))))
+
+
+@functools.cache
+def _closure(roots: tuple[Path, ...]) -> frozenset[Path]:
+    seen: set[Path] = set()
+    todo = list(roots)
+    while todo:
+        path = todo.pop()
+        if path not in seen and path.suffix == ".py":
+            seen.add(path)
+            todo.extend(_imported_files(path))
+    return frozenset(seen)
+
+
+def _imported_files(path: Path) -> list[Path]:
+    """The files of the ``pyanitsa`` modules ``path`` imports (at any depth of its code:
+    a function-level import is frozen into a kernel just the same)."""
+    names: list[str] = []
+    for node in ast.walk(ast.parse(path.read_bytes())):
+        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            names += [node.module, *(f"{node.module}.{a.name}" for a in node.names)]
+        elif isinstance(node, ast.Import):
+            names += [a.name for a in node.names]
+    found = (_file_of(n) for n in names if n.split(".")[0] == "pyanitsa")
+    return [f for f in found if f is not None]
+
+
+def _file_of(name: str) -> Path | None:
+    """The source file of module ``name`` without importing it (``from m import f``: ``m.f``
+    is no module, None). The folders mapped into ``pyanitsa`` (``agents/``...) are found through
+    the parent package's ``__path__``."""
+    module = sys.modules.get(name)
+    if module is not None:
+        file = getattr(module, "__file__", None)
+        return Path(file).resolve() if file else None
+    parent, _, leaf = name.rpartition(".")
+    for base in getattr(sys.modules.get(parent), "__path__", ()):
+        for cand in (Path(base) / f"{leaf}.py", Path(base) / leaf / "__init__.py"):
+            if cand.exists():
+                return cand.resolve()
+    return None
 
 
 def stamp(paths: list[Path]) -> bytes:
