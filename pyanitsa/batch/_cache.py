@@ -47,7 +47,8 @@ def _closure(roots: tuple[Path, ...]) -> frozenset[Path]:
     return frozenset(seen)
 
 
-def _imported_files(path: Path) -> list[Path]:
+@functools.cache  # each file parsed once a process: every kernel module shares the core's edges
+def _imported_files(path: Path) -> tuple[Path, ...]:
     """The files of the ``pyanitsa`` modules ``path`` imports (at any depth of its code:
     a function-level import is frozen into a kernel just the same)."""
     names: list[str] = []
@@ -57,7 +58,7 @@ def _imported_files(path: Path) -> list[Path]:
         elif isinstance(node, ast.Import):
             names += [a.name for a in node.names]
     found = (_file_of(n) for n in names if n.split(".")[0] == "pyanitsa")
-    return [f for f in found if f is not None]
+    return tuple(f for f in found if f is not None)
 
 
 def _file_of(name: str) -> Path | None:
