@@ -2,7 +2,9 @@
 
 The compiled core never sees card identities: every outcome depends only on each card's
 strength (its place in the rank order, RULES.md §1), so stacks and hands become ``uint8``
-strengths.
+strengths. A strength is the card's rank index of :mod:`pyanitsa.ranks` (``0`` the weakest),
+so the search agents' rank orders and the batch core's hands are read with one parameter
+vector.
 """
 
 from __future__ import annotations
@@ -11,8 +13,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from pyanitsa.cards import strengths
 from pyanitsa.errors import InvalidRulesError
+from pyanitsa.ranks import rank_table
 from pyanitsa.rules import OPTION_CHOICES, Rules
 
 # Indices into the int64 parameter vector.
@@ -72,14 +74,14 @@ OUTCOME_NAMES = ("win", "draw", "cycle", "capped")
 
 
 def strength_table(rules: Rules) -> np.ndarray:
-    """Strength of each card id (``uint8``)."""
-    strength, _, _ = strengths(rules.deck, weakest_beats_ace=rules.weakest_beats_ace)
-    return np.asarray(strength, dtype=np.uint8)
+    """Strength of each card id (``uint8``): its rank index."""
+    return np.asarray(rank_table(rules).rank_of, dtype=np.uint8)
 
 
 def params(rules: Rules) -> np.ndarray:
-    """The rules as an int64 vector indexed by the constants above."""
-    _, weakest, ace = strengths(rules.deck, weakest_beats_ace=rules.weakest_beats_ace)
+    """The rules as an int64 vector indexed by the constants above: the one parameter record
+    of every kernel, classic, tactical and the search agents' alike."""
+    table = rank_table(rules)
     p = np.zeros(N_PARAMS, dtype=np.int64)
     p[DISPUTE] = code(rules, "dispute")
     p[EXHAUSTED] = code(rules, "dispute_exhausted")
@@ -91,9 +93,9 @@ def params(rules: Rules) -> np.ndarray:
     p[CYCLES] = rules.cycle_detection
     p[MAX_ROUNDS] = rules.max_rounds
     p[MISERE] = rules.misere
-    p[SPECIAL] = rules.weakest_beats_ace and weakest != ace
-    p[WEAKEST] = weakest
-    p[ACE] = ace
+    p[SPECIAL] = table.special
+    p[WEAKEST] = table.weakest
+    p[ACE] = table.ace
     p[WEAKEST_WINS] = code(rules, "cycle_rule")
     return p
 
