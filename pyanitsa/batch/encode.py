@@ -28,11 +28,12 @@ NEW_TOUR = 6
 CYCLES = 7           # rules.cycle_detection
 MAX_ROUNDS = 8
 MISERE = 9
-SPECIAL = 10         # weakest_beats_ace in effect (weakest != ace)
-WEAKEST = 11
-ACE = 12
-WEAKEST_WINS = 13    # cycle_rule: weakest_wins
-N_PARAMS = 14
+RANKS = 10           # R, the deck's ranks: the side of the beats table
+WEAKEST = 11         # the weakest rank (strength 0, the winner of a weakest_wins cycle)
+WEAKEST_WINS = 12    # cycle_rule: weakest_wins
+BEATS = 13
+"""Then ``prm[BEATS + a * R + b]``: rank ``a`` beats rank ``b`` (``RankTable.beat``), and
+``prm[BEATS + R * R + r]``: a lower rank beats rank ``r`` (``RankTable.upset``)."""
 
 
 def literal_codes(option: str) -> dict[str, int]:
@@ -82,7 +83,8 @@ def params(rules: Rules) -> np.ndarray:
     """The rules as an int64 vector indexed by the constants above: the one parameter record
     of every kernel, classic, tactical and the search agents' alike."""
     table = rank_table(rules)
-    p = np.zeros(N_PARAMS, dtype=np.int64)
+    r = table.num_ranks
+    p = np.zeros(BEATS + r * r + r, dtype=np.int64)
     p[DISPUTE] = code(rules, "dispute")
     p[EXHAUSTED] = code(rules, "dispute_exhausted")
     p[PICKUP_TO] = code(rules, "pickup_to")
@@ -93,11 +95,18 @@ def params(rules: Rules) -> np.ndarray:
     p[CYCLES] = rules.cycle_detection
     p[MAX_ROUNDS] = rules.max_rounds
     p[MISERE] = rules.misere
-    p[SPECIAL] = table.special
+    p[RANKS] = r
     p[WEAKEST] = table.weakest
-    p[ACE] = table.ace
     p[WEAKEST_WINS] = code(rules, "cycle_rule")
+    p[BEATS:BEATS + r * r] = np.asarray(table.beat, dtype=np.int64).ravel()
+    p[BEATS + r * r:] = table.upset
     return p
+
+
+def plain_order(prm: np.ndarray) -> bool:
+    """Whether the higher rank always wins (no lower rank beats a higher one)."""
+    r = int(prm[RANKS])
+    return not prm[BEATS + r * r:BEATS + r * r + r].any()
 
 
 def ring_size(deck_size: int) -> int:

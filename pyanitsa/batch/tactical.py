@@ -36,7 +36,7 @@ def play_hands(hands, lens, players, prm, scores, wins, out, row, nxt, played, c
     Writes ``scores[row, :players]``, the winner mask ``wins[row]`` and
     ``out[row] = rounds, showdowns, removed, number of winners``.
     """
-    special, weakest, ace, wwins = showdown_rules(prm)
+    ranks, weakest, wwins = showdown_rules(prm)
     misere = prm[MISERE]
     for s in range(players):
         nxt[s] = 0
@@ -71,7 +71,7 @@ def play_hands(hands, lens, players, prm, scores, wins, out, row, nxt, played, c
                 played[s] += 1
             pot += nc
             showdowns += 1
-            ntop = top_set(faces, nc, idx, special, weakest, ace, wwins)
+            ntop = top_set(prm, ranks, weakest, wwins, faces, nc, idx)
             if ntop < 0:
                 for s in range(players):
                     scores[row, s] += played[s]
@@ -111,7 +111,7 @@ def play_hands(hands, lens, players, prm, scores, wins, out, row, nxt, played, c
 def play_pair(ha, hb, na, nb, prm):
     """Two players: hands ``ha[:na]`` and ``hb[:nb]``; returns
     ``(score a, score b, rounds, showdowns, removed)``. Two cards never make a void cycle."""
-    special, weakest, ace, _ = showdown_rules(prm)
+    ranks, _, _ = showdown_rules(prm)
     sa = 0
     sb = 0
     rounds = 0
@@ -130,7 +130,7 @@ def play_pair(ha, hb, na, nb, prm):
             pot += 2
             showdowns += 1
             if a != b:
-                if winner2(a, b, special, weakest, ace) == 0:
+                if winner2(prm, ranks, a, b) == 0:
                     sa += pot
                 else:
                     sb += pot
