@@ -154,7 +154,7 @@ def open_round(stk, pile, cnt, tab, sm, k, leader, players, mask, refill_shuffle
 def dispute(stk, pile, cnt, tab, sm, k, prm, nc, nt, mask, rng):
     """Showdowns from the round's first until one ends it (§2.3-2.6): ``(end, winner, nt,
     showdowns after the first)``, the table's ``nt`` cards in ``tab``."""
-    ranks, weakest, wwins = showdown_rules(prm)
+    _, ranks, weakest, wwins = showdown_rules(prm)
     down_up, stakes, ex = dispute_rules(prm)
     refill_shuffle = prm[REFILL]
     cont, faces, left = sm[CONT], sm[FACE], sm[IDX]

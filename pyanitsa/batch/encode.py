@@ -31,7 +31,8 @@ MISERE = 9
 RANKS = 10           # R, the deck's ranks: the side of the beats table
 WEAKEST = 11         # the weakest rank (strength 0, the winner of a weakest_wins cycle)
 WEAKEST_WINS = 12    # cycle_rule: weakest_wins
-BEATS = 13
+PLAIN = 13           # the beats table is plain rank order (no upset): the higher rank wins
+BEATS = 14
 """Then ``prm[BEATS + a * R + b]``: rank ``a`` beats rank ``b`` (``RankTable.beat``), and
 ``prm[BEATS + R * R + r]``: a lower rank beats rank ``r`` (``RankTable.upset``)."""
 
@@ -98,6 +99,7 @@ def params(rules: Rules) -> np.ndarray:
     p[RANKS] = r
     p[WEAKEST] = table.weakest
     p[WEAKEST_WINS] = code(rules, "cycle_rule")
+    p[PLAIN] = not any(table.upset)
     p[BEATS:BEATS + r * r] = np.asarray(table.beat, dtype=np.int64).ravel()
     p[BEATS + r * r:] = table.upset
     return p
@@ -105,8 +107,7 @@ def params(rules: Rules) -> np.ndarray:
 
 def plain_order(prm: np.ndarray) -> bool:
     """Whether the higher rank always wins (no lower rank beats a higher one)."""
-    r = int(prm[RANKS])
-    return not prm[BEATS + r * r:BEATS + r * r + r].any()
+    return bool(prm[PLAIN])
 
 
 def ring_size(deck_size: int) -> int:

@@ -36,7 +36,7 @@ def play_hands(hands, lens, players, prm, scores, wins, out, row, nxt, played, c
     Writes ``scores[row, :players]``, the winner mask ``wins[row]`` and
     ``out[row] = rounds, showdowns, removed, number of winners``.
     """
-    ranks, weakest, wwins = showdown_rules(prm)
+    _, ranks, weakest, wwins = showdown_rules(prm)
     misere = prm[MISERE]
     for s in range(players):
         nxt[s] = 0
@@ -111,7 +111,7 @@ def play_hands(hands, lens, players, prm, scores, wins, out, row, nxt, played, c
 def play_pair(ha, hb, na, nb, prm):
     """Two players: hands ``ha[:na]`` and ``hb[:nb]``; returns
     ``(score a, score b, rounds, showdowns, removed)``. Two cards never make a void cycle."""
-    ranks, _, _ = showdown_rules(prm)
+    plain, ranks, _, _ = showdown_rules(prm)
     sa = 0
     sb = 0
     rounds = 0
@@ -130,7 +130,7 @@ def play_pair(ha, hb, na, nb, prm):
             pot += 2
             showdowns += 1
             if a != b:
-                if winner2(prm, ranks, a, b) == 0:
+                if winner2(prm, plain, ranks, a, b) == 0:
                     sa += pot
                 else:
                     sb += pot
