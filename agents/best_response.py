@@ -111,11 +111,10 @@ def payoffs(rules: Rules, cands: np.ndarray, mix: OrderMix, objective: str = "ma
             ) -> np.ndarray:
     """Each candidate order's exact expected payoff against ``mix``."""
     cw, cm, cs, shift = _weights(objective)
-    table = rank_table(rules)
     cands = np.ascontiguousarray(np.atleast_2d(cands), np.int8)
     opp = np.ascontiguousarray(mix.orders, np.int8)
     out = kernels.evaluate2(cands, cands.shape[1], opp, opp.shape[1], mix.probs,
-                            *kernels.pair_judge(table), rules.misere, cw, cm, cs)
+                            kernels.params(rules), cw, cm, cs)
     return out + shift
 
 

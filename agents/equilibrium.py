@@ -58,7 +58,6 @@ from pyanitsa.agents.zero_sum import (
 from pyanitsa.cards import Card
 from pyanitsa.errors import PyanitsaError
 from pyanitsa.protocol import BaseAgent, HandView
-from pyanitsa.ranks import rank_table
 from pyanitsa.rules import Rules
 
 DEFAULT_MAX_ORDERS = 5040
@@ -124,8 +123,9 @@ def warm_up() -> float:
     import scipy.optimize  # noqa: F401
 
     one = np.zeros((1, 1), np.int8)
-    kernels.margin_matrix2(one, 1, one, 1, 0, 0, 0)
-    kernels.scores2(one, 1, one, 1, 0, 0, 0)
+    prm = kernels.params(Rules.default("tactical"))
+    kernels.margin_matrix2(one, 1, one, 1, prm)
+    kernels.scores2(one, 1, one, 1, prm)
     kernels.distinct_orders([0])
     kernels.order_values2(one, np.zeros((1, 1, 1), np.int8), np.ones(1), 0, False, 1.0,
                           STREAM_CHUNK)
@@ -233,9 +233,8 @@ def expected_scores(rules: Rules, a: np.ndarray, x: np.ndarray, b: np.ndarray,
     ib = np.flatnonzero(y > 0)
     rows = np.repeat(a[ia], len(ib), axis=0)
     cols = np.tile(b[ib], (len(ia), 1))
-    pair = kernels.pair_judge(rank_table(rules))
     s0, s1 = kernels.scores2(np.ascontiguousarray(rows), a.shape[1],
-                             np.ascontiguousarray(cols), b.shape[1], *pair)
+                             np.ascontiguousarray(cols), b.shape[1], kernels.params(rules))
     w = np.outer(x[ia], y[ib]).ravel()
     return float(w @ s0), float(w @ s1)
 

@@ -10,7 +10,9 @@ They give exactly :class:`pyanitsa.tactical.TacticalGame`'s scores, which
 Games are played by the batch core: :func:`pyanitsa.batch.tactical.play_pair` for two players
 and :func:`pyanitsa.batch.tactical.play_hands` for more (the showdown of RULES.md §1; rank
 indices order cards exactly as the core's strengths do). What is left here is search: scoring
-candidates against samples and enumerating distinct orders. The two-player kernels that compare
+candidates against samples and enumerating distinct orders. Every game kernel takes the batch core's parameter vector ``prm``
+(:func:`pyanitsa.batch.encode.params` of the rules; its strengths are these rank indices). The
+two-player kernels that compare
 through a table ``cmp[a, b]`` (the local search resuming games from cached prefixes, and every
 order's value against a mix) are in :mod:`pyanitsa.agents.pair_kernels`, re-exported here.
 
@@ -38,12 +40,15 @@ from pyanitsa.agents.pair_kernels import (
     support_table,
 )
 from pyanitsa.batch.classic import PMAX
+from pyanitsa.batch.encode import MISERE, params
 from pyanitsa.batch.enumerate import next_permutation
 from pyanitsa.batch.tactical import N_TRESULT, T_REMOVED, hand_scratch, play_hands, play_pair
 from pyanitsa.ranks import RankTable
 
-__all__ = ["best_neighbour2", "order_values2", "prefix_states2", "showdown2", "support_table"]
-# the two-player comparison-table kernels live in pair_kernels.py; callers name them from here
+__all__ = ["best_neighbour2", "order_values2", "params", "prefix_states2", "showdown2",
+           "support_table"]
+# the two-player comparison-table kernels live in pair_kernels.py, the parameter vector in
+# pyanitsa.batch.encode; callers name them from here (this module is imported lazily)
 
 
 def cmp_table(table: RankTable) -> np.ndarray:
@@ -56,21 +61,11 @@ def cmp_table(table: RankTable) -> np.ndarray:
     return out
 
 
-def pair_judge(table: RankTable) -> tuple[int, int, int]:
-    """``(special, weakest, ace)`` for the batch core's two-player game."""
-    return int(table.special), table.weakest, table.ace
-
-
-def judge_params(table: RankTable, cycle_rule: str) -> tuple[int, int, int, int]:
-    """``(special, weakest, ace, weakest_wins)`` for the batch core's showdown."""
-    return (int(table.special), table.weakest, table.ace, int(cycle_rule == "weakest_wins"))
-
-
 # -- two players -----------------------------------------------------------------------------
 
 
 @njit(cache=True, parallel=True)
-def margin_matrix2(rows, row_len, cols, col_len, special, weakest, ace):
+def margin_matrix2(rows, row_len, cols, col_len, prm):
     """``out[i, j]`` = seat 0's score minus seat 1's when ``rows[i]`` meets ``cols[j]``."""
     k = rows.shape[0]
     m = cols.shape[0]
@@ -78,34 +73,34 @@ def margin_matrix2(rows, row_len, cols, col_len, special, weakest, ace):
     for i in prange(k):
         a = rows[i]
         for j in range(m):
-            s0, s1, _, _, _ = play_pair(a, cols[j], row_len, col_len, special, weakest, ace)
+            s0, s1, _, _, _ = play_pair(a, cols[j], row_len, col_len, prm)
             out[i, j] = s0 - s1
     return out
 
 
 @njit(cache=True)
-def scores2(rows, row_len, cols, col_len, special, weakest, ace):
+def scores2(rows, row_len, cols, col_len, prm):
     """``(s0[i], s1[i])`` of ``rows[i]`` against ``cols[i]``, pair by pair."""
     n = rows.shape[0]
     s0 = np.empty(n, np.int64)
     s1 = np.empty(n, np.int64)
     for i in range(n):
-        s0[i], s1[i], _, _, _ = play_pair(rows[i], cols[i], row_len, col_len, special, weakest,
-                                          ace)
+        s0[i], s1[i], _, _, _ = play_pair(rows[i], cols[i], row_len, col_len, prm)
     return s0, s1
 
 
 @njit(cache=True)
-def evaluate2(cands, n, opp, m, weights, special, weakest, ace, misere, cw, cm, cs):
+def evaluate2(cands, n, opp, m, weights, prm, cw, cm, cs):
     """Weighted mean value of each candidate order ``cands[k, :n]`` over the opponent orders
     ``opp[s, :m]`` (weights sum to 1)."""
+    misere = prm[MISERE]
     k = cands.shape[0]
     out = np.zeros(k, np.float64)
     for c in range(k):
         a = cands[c]
         total = 0.0
         for s in range(opp.shape[0]):
-            s0, s1, _, _, _ = play_pair(a, opp[s], n, m, special, weakest, ace)
+            s0, s1, _, _, _ = play_pair(a, opp[s], n, m, prm)
             total += weights[s] * _value2(s0, s1, misere, cw, cm, cs)
         out[c] = total
     return out
@@ -144,8 +139,7 @@ def one_game(hands):
 
 
 @njit(cache=True)
-def evaluate_many(cands, n, opp, lens, weights, special, weakest, ace, wwins, misere, cw, cm,
-                  cs):
+def evaluate_many(cands, n, opp, lens, weights, prm, cw, cm, cs):
     """Like :func:`evaluate2` for any number of seats: I am seat 0 with ``cands[k, :n]``; sample
     ``s`` gives the other seats' orders ``opp[s, j, :lens[s, j]]`` (seat ``j + 1``)."""
     k = cands.shape[0]
@@ -155,6 +149,7 @@ def evaluate_many(cands, n, opp, lens, weights, special, weakest, ace, wwins, mi
     hands = np.zeros((players, width), np.int8)
     hl = np.zeros(players, np.int64)
     scores, wins, res, (nxt, played, cont, faces, idx, holders) = one_game(hands)
+    misere = prm[MISERE]
     out = np.zeros(k, np.float64)
     hl[0] = n
     for c in range(k):
@@ -166,23 +161,23 @@ def evaluate_many(cands, n, opp, lens, weights, special, weakest, ace, wwins, mi
                 hl[j + 1] = lens[s, j]
                 for t in range(lens[s, j]):
                     hands[j + 1, t] = opp[s, j, t]
-            play_hands(hands, hl, players, special, weakest, ace, wwins, False, scores, wins,
-                       res, 0, nxt, played, cont, faces, idx, holders)
+            play_hands(hands, hl, players, prm, scores, wins, res, 0, nxt, played, cont, faces,
+                       idx, holders)
             total += weights[s] * _value_many(scores[0], players, misere, cw, cm, cs)
         out[c] = total
     return out
 
 
 @njit(cache=True)
-def scores_many(hands, lens, special, weakest, ace, wwins):
+def scores_many(hands, lens, prm):
     """Scores and removed cards of games ``hands[g, s, :lens[g, s]]`` (for tests and tools)."""
     games, players = hands.shape[0], hands.shape[1]
     out = np.zeros((games, players), np.int64)
     removed = np.zeros(games, np.int64)
     scores, wins, res, (nxt, played, cont, faces, idx, holders) = one_game(hands)
     for g in range(games):
-        play_hands(hands[g], lens[g], players, special, weakest, ace, wwins, False, scores, wins,
-                   res, 0, nxt, played, cont, faces, idx, holders)
+        play_hands(hands[g], lens[g], players, prm, scores, wins, res, 0, nxt, played, cont,
+                   faces, idx, holders)
         removed[g] = res[0, T_REMOVED]
         for s in range(players):
             out[g, s] = scores[0, s]

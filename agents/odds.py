@@ -30,22 +30,14 @@ def showdown_odds(table: RankTable, pool: Sequence[int], opponents: int = 1) -> 
     if total <= 0:  # nobody can hold anything: every card of mine wins
         return [1.0] * n, [0.0] * n, [0.0] * n
     m = max(1, opponents)
-    below = 0  # cards of ranks strictly below r
     win, tie, lose = [0.0] * n, [0.0] * n, [0.0] * n
-    special, weakest, ace = table.special, table.weakest, table.ace
-    for r in range(n):
-        beaten = below
-        if special:
-            if r == weakest:
-                beaten = pool[ace]
-            elif r == ace:
-                beaten = below - pool[weakest]
+    for r, beats in enumerate(table.beat):
+        beaten = sum(pool[b] for b in range(n) if beats[b])
         qw = beaten / total
         qt = pool[r] / total
         w = qw ** m
         t = (qw + qt) ** m - w
         win[r], tie[r], lose[r] = w, t, max(0.0, 1.0 - w - t)
-        below += pool[r]
     return win, tie, lose
 
 

@@ -43,12 +43,11 @@ class OrderSearch:
         self.all = (np.ascontiguousarray(opp, np.int8), lens,
                     np.ascontiguousarray(weights, np.float64))
         self.opp, self.lens, self.weights = self.all
-        self.misere = rules.misere
         self.cw, self.cm, self.cs = OBJECTIVES[objective]
         self.two = opp.shape[1] == 1
         self.cmp = kernels.cmp_table(table)
-        self.pair = kernels.pair_judge(table)
-        self.judge = kernels.judge_params(table, rules.cycle_rule)
+        self.misere = rules.misere
+        self.prm = kernels.params(rules)
         self.deadline = deadline
         self.evaluations = 0
         self.passes = 0
@@ -69,10 +68,9 @@ class OrderSearch:
         self.evaluations += len(cands) * len(self.weights)
         if self.two:
             return kernels.evaluate2(cands, self.n, self.opp[:, 0], int(self.lens[0, 0]),
-                                     self.weights, *self.pair, self.misere, self.cw, self.cm,
-                                     self.cs)
+                                     self.weights, self.prm, self.cw, self.cm, self.cs)
         return kernels.evaluate_many(cands, self.n, self.opp, self.lens, self.weights,
-                                     *self.judge, self.misere, self.cw, self.cm, self.cs)
+                                     self.prm, self.cw, self.cm, self.cs)
 
     def out_of_time(self) -> bool:
         if self.deadline is not None and time.perf_counter() > self.deadline:

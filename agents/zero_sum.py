@@ -35,10 +35,10 @@ Progress = Callable[[int, float, int, int], None]
 def payoff_matrix(rules: Rules, rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
     """``out[i, j]`` = seat 0's score minus seat 1's when seat 0 plays ``rows[i]`` and seat 1
     ``cols[j]`` (rank orders; ``int16``)."""
-    pair = kernels.pair_judge(rank_table(rules))
     rows = np.ascontiguousarray(rows, np.int8)
     cols = np.ascontiguousarray(cols, np.int8)
-    return kernels.margin_matrix2(rows, rows.shape[1], cols, cols.shape[1], *pair)
+    prm = kernels.params(rules)
+    return kernels.margin_matrix2(rows, rows.shape[1], cols, cols.shape[1], prm)
 
 
 def zero_sum_payoff(margin: np.ndarray, objective: str, misere: bool) -> np.ndarray:

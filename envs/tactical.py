@@ -106,13 +106,11 @@ class TacticalScorer:
         return TacticalGame(self.rules, orders).play()
 
     def _setup_batch(self) -> None:
-        from pyanitsa.batch import api
         from pyanitsa.batch import tactical as core
         from pyanitsa.batch.encode import params, strength_table
 
         rules, players = self.rules, self.players
         n = rules.deck.size // players
-        self._judge = api.judge_args(params(rules))
         self._strength = strength_table(rules)
         self._hands = np.zeros((players, n), dtype=self._strength.dtype)
         self._lens = np.full(players, n, dtype=np.int64)
@@ -122,7 +120,7 @@ class TacticalScorer:
         self._scratch = core.hand_scratch(self._hands)
         self._core = core
         self._flat_hands = self._hands.reshape(-1)
-        self._play_args = (self._hands, self._lens, players, *self._judge, self._scores,
+        self._play_args = (self._hands, self._lens, players, params(rules), self._scores,
                            self._wins, self._out, 0, *self._scratch)
         # SeededDealer's deal with the key table for the "strengths" dealt (see deal_keys)
         from pyanitsa.batch.deals import deal_cards

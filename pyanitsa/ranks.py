@@ -1,7 +1,10 @@
 """Ranks as agents and environments see them: suits never matter, so a card is its rank.
 
 Rank indices ``0..R-1`` follow the rank order of RULES.md §1 (weakest first, jokers included;
-with ``weakest_beats_ace`` in ``54`` the jokers are rank 0).
+with ``weakest_beats_ace`` in ``54`` the jokers are rank 0). Who beats whom is written here
+once, as :func:`beats_table`: the reference engine's showdown (:class:`pyanitsa.showdown.Judge`),
+the batch core's parameter vector (:func:`pyanitsa.batch.encode.params`) and the agents all
+read it.
 """
 
 from __future__ import annotations
@@ -31,21 +34,24 @@ class RankTable(NamedTuple):
     """Rank index of the weakest rank."""
     ace: int
     """Rank index of the ace (the rank the weakest beats with ``weakest_beats_ace``)."""
-    special: bool
-    """Whether the weakest rank beats the ace."""
+    beat: tuple[tuple[bool, ...], ...]
+    """``beat[a][b]``: rank ``a`` beats rank ``b`` (:func:`beats_table`)."""
+    upset: tuple[bool, ...]
+    """``upset[r]``: some lower rank beats rank ``r`` (the highest card of a showdown is
+    unbeaten unless this holds)."""
 
     @property
     def num_ranks(self) -> int:
         return len(self.counts)
 
+    @property
+    def special(self) -> bool:
+        """Whether the weakest rank beats the ace."""
+        return self.beat[self.weakest][self.ace]
+
     def beats(self, a: int, b: int) -> bool:
         """Whether rank ``a`` beats rank ``b`` in a showdown of two."""
-        if self.special:
-            if a == self.weakest and b == self.ace:
-                return True
-            if a == self.ace and b == self.weakest:
-                return False
-        return a > b
+        return self.beat[a][b]
 
     def histogram(self, cards: Iterable[Card]) -> list[int]:
         """Cards per rank."""
@@ -54,6 +60,23 @@ class RankTable(NamedTuple):
             out[self.rank_of[c]] += 1
         return out
 
+
+
+def beats_table(rules: Rules, num_ranks: int, weakest: int,
+                ace: int) -> tuple[tuple[bool, ...], ...]:
+    """``beat[a][b]``: whether rank ``a`` beats rank ``b`` (RULES.md §1): the higher rank,
+    except the upsets the rules make, a lower rank beating a higher one and not the other way
+    (``weakest_beats_ace``: the weakest beats the ace).
+
+    Every upset is the weakest rank's, so a showdown in which every card is beaten (a cycle)
+    holds a weakest card, which ``cycle_rule: weakest_wins`` makes the winner."""
+    upsets = set()
+    if rules.weakest_beats_ace and weakest != ace:
+        upsets.add((weakest, ace))
+    if any(low != weakest or low >= high for low, high in upsets):
+        raise ValueError(f"upsets {sorted(upsets)}: only the weakest rank beats a higher one")
+    return tuple(tuple((a, b) in upsets or (a > b and (b, a) not in upsets)
+                       for b in range(num_ranks)) for a in range(num_ranks))
 
 
 @cache
@@ -75,5 +98,7 @@ def rank_table(rules: Rules) -> RankTable:
         else:
             labels.append(deck.card_name(card)[:-1] if not deck.is_research
                           else deck.card_name(card))
-    return RankTable(rank_of, tuple(counts), tuple(labels), index[weakest], index[ace],
-                     rules.weakest_beats_ace and weakest != ace)
+    beat = beats_table(rules, len(distinct), index[weakest], index[ace])
+    upset = tuple(any(beat[low][r] for low in range(r)) for r in range(len(distinct)))
+    return RankTable(rank_of, tuple(counts), tuple(labels), index[weakest], index[ace], beat,
+                     upset)

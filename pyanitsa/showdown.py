@@ -1,42 +1,45 @@
-"""Showdowns (RULES.md §1): which contenders are unbeaten, with ``weakest_beats_ace``."""
+"""Showdowns (RULES.md §1): which contenders are unbeaten, and what a cycle does."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
 from pyanitsa.cards import Card, strengths
+from pyanitsa.ranks import rank_table
 from pyanitsa.rules import Rules
 
 
 class Judge:
-    """Compares cards under one set of rules; built once per game (tables, not branches)."""
+    """Compares cards under one set of rules; built once per game (tables, not branches).
 
-    __slots__ = ("strength", "weakest", "ace", "special", "weakest_wins")
+    Who beats whom is :attr:`pyanitsa.ranks.RankTable.beat`, the table every engine and
+    kernel reads."""
+
+    __slots__ = ("strength", "rank_of", "beat", "upset", "weakest", "weakest_wins")
 
     def __init__(self, rules: Rules) -> None:
-        self.strength, self.weakest, self.ace = strengths(
-            rules.deck, weakest_beats_ace=rules.weakest_beats_ace)
-        self.special = rules.weakest_beats_ace and self.weakest != self.ace
+        self.strength, _, _ = strengths(rules.deck, weakest_beats_ace=rules.weakest_beats_ace)
+        table = rank_table(rules)
+        self.rank_of, self.beat, self.upset = table.rank_of, table.beat, table.upset
+        self.weakest = table.weakest
         self.weakest_wins = rules.cycle_rule == "weakest_wins"
 
     def top(self, cards: Sequence[Card]) -> list[int] | None:
         """Indices of the unbeaten cards in ``cards``; ``None`` for a void cycle.
 
-        Without the special pair this is simply the highest strength. With it, a weakest card
-        beats an ace and nothing else; if every card is beaten (a cycle), ``weakest_wins`` makes
-        the weakest cards the top set and ``void`` gives ``None``.
+        Usually the highest rank. If a lower rank may beat it (``weakest_beats_ace``: the
+        weakest beats the ace), the unbeaten rank is looked for; if every card is beaten (a
+        cycle: a middle card beats the weakest, the weakest the ace, the ace the middle card),
+        ``weakest_wins`` makes the weakest cards the top set and ``void`` gives ``None``.
         """
-        strength = self.strength
-        ss = [strength[c] for c in cards]
-        best = max(ss)
-        if not self.special or best != self.ace or self.weakest not in ss:
-            return [i for i, s in enumerate(ss) if s == best]
-        # An ace meets a weakest card: the weakest cards beat every ace, so the unbeaten cards
-        # are the weakest ones unless something between them and the aces beats them.
-        lower = [s for s in ss if s != self.ace and s != self.weakest]
-        if not lower:
-            return [i for i, s in enumerate(ss) if s == self.weakest]
-        # A middle card beats the weakest, the weakest beats the ace, the ace beats the middle.
-        if self.weakest_wins:
-            return [i for i, s in enumerate(ss) if s == self.weakest]
-        return None
+        rank_of = self.rank_of
+        rs = [rank_of[c] for c in cards]
+        best = max(rs)
+        if self.upset[best]:
+            beat = self.beat
+            best = next((r for r in rs if not any(beat[s][r] for s in rs)), -1)
+            if best < 0:
+                if not self.weakest_wins:
+                    return None
+                best = self.weakest
+        return [i for i, r in enumerate(rs) if r == best]

@@ -55,13 +55,12 @@ def test_kernels_match_the_reference_engine_on_random_hands() -> None:
         arr = np.zeros((1, players, width), np.int8)
         for s, h in enumerate(hands):
             arr[0, s, :len(h)] = [table.rank_of[c] for c in h]
-        scores, removed = kernels.scores_many(arr, np.array([lens], np.int64),
-                                              *kernels.judge_params(table, rules.cycle_rule))
+        prm = kernels.params(rules)
+        scores, removed = kernels.scores_many(arr, np.array([lens], np.int64), prm)
         assert tuple(scores[0]) == result.scores, (rules, hands)
         assert removed[0] == result.removed
         if players == 2:
-            s0, s1 = kernels.scores2(arr[:, 0], lens[0], arr[:, 1], lens[1],
-                                     *kernels.pair_judge(table))
+            s0, s1 = kernels.scores2(arr[:, 0], lens[0], arr[:, 1], lens[1], prm)
             assert (int(s0[0]), int(s1[0])) == result.scores, (rules, hands)
         ends = {e.end for e in game.events or []}
         kinds["split"] += "split" in ends
@@ -96,18 +95,15 @@ def test_candidate_scoring_kernels_agree() -> None:
         nbs = search.neighbours(cur)
         if len(nbs) == 0:
             continue
-        pair = kernels.pair_judge(table)
-        v2 = kernels.evaluate2(nbs, n, opp, m, w, *pair, rules.misere, 1.0, 1e-4, 0.0)
-        vm = kernels.evaluate_many(nbs, n, opp[:, None, :], lens, w,
-                                   *kernels.judge_params(table, rules.cycle_rule),
-                                   rules.misere, 1.0, 1e-4, 0.0)
+        prm = kernels.params(rules)
+        v2 = kernels.evaluate2(nbs, n, opp, m, w, prm, 1.0, 1e-4, 0.0)
+        vm = kernels.evaluate_many(nbs, n, opp[:, None, :], lens, w, prm, 1.0, 1e-4, 0.0)
         np.testing.assert_allclose(v2, vm, atol=1e-12)
         best, value, count = kernels.best_neighbour2(cur, n, opp, m, w, cmp, rules.misere,
                                                      1.0, 1e-4, 0.0)
         assert count >= 1
         assert value == pytest.approx(v2.max(), abs=1e-12)
-        again = kernels.evaluate2(best[None], n, opp, m, w, *pair, rules.misere, 1.0, 1e-4,
-                                  0.0)
+        again = kernels.evaluate2(best[None], n, opp, m, w, prm, 1.0, 1e-4, 0.0)
         assert again[0] == pytest.approx(value, abs=1e-12)
 
 

@@ -18,15 +18,10 @@ from pyanitsa.batch import classic as _classic
 from pyanitsa.batch import encode as _enc
 from pyanitsa.batch import tactical as _tactical
 from pyanitsa.batch.encode import (
-    ACE,
     CAPPED,
     CYCLE,  # noqa: F401  (re-exported by pyanitsa.batch)
     DRAW,
-    MISERE,
     OUTCOME_NAMES,
-    SPECIAL,
-    WEAKEST,
-    WEAKEST_WINS,
     WIN,
     params,
     ring_size,
@@ -42,12 +37,6 @@ from pyanitsa.rules import Rules
 
 CHUNK = 256
 """Games per unit of parallel work (results never depend on it)."""
-
-
-def judge_args(prm: np.ndarray) -> tuple[int, int, int, int, int]:
-    """``(special, weakest, ace, weakest_wins, misere)``: the tactical core's judge arguments."""
-    return (int(prm[SPECIAL]), int(prm[WEAKEST]), int(prm[ACE]), int(prm[WEAKEST_WINS]),
-            int(prm[MISERE]))
 
 
 def set_workers(workers: int | None) -> int:
@@ -90,9 +79,7 @@ def play_records(records: Sequence[Record]) -> list[Result]:
             for j, i in enumerate(idx):
                 results[i] = classic_result(out[j], elim[j])
         else:
-            special, weakest, ace, wwins, misere = judge_args(prm)
-            scores, wins, out = _tactical.play_many(init, lens, players, special, weakest, ace,
-                                                    wwins, misere)
+            scores, wins, out = _tactical.play_many(init, lens, players, prm)
             for j, i in enumerate(idx):
                 results[i] = tactical_result(out[j], scores[j], wins[j], int(players[j]))
     return results  # type: ignore[return-value]
@@ -239,11 +226,9 @@ def tactical_scores(rules: Rules, hands: np.ndarray, *, lengths: np.ndarray | No
     st = strength[hands]
     if lengths is None:
         lengths = np.full((games, players), n, dtype=np.int64)
-    prm = params(rules)
-    special, weakest, ace, wwins, misere = judge_args(prm)
     counts = np.full(games, players, dtype=np.int64)
     scores, wins, out = _tactical.play_many(st, np.asarray(lengths, dtype=np.int64), counts,
-                                            special, weakest, ace, wwins, misere)
+                                            params(rules))
     return TacticalBatch(scores[:, :players], wins[:, :players], out[:, _tactical.T_ROUNDS],
                          out[:, _tactical.T_SHOWDOWNS], out[:, _tactical.T_REMOVED])
 
@@ -312,10 +297,8 @@ def simulate(rules: Rules, players: int, games: int, seed: int, *, workers: int 
         winner = np.where(outcome == WIN, out[:, _enc.R_WINNER], -1)
         return Simulation(rules, players, seed, out[:, _enc.R_ROUNDS],
                           out[:, _enc.R_SHOWDOWNS], outcome, winner, seconds=seconds)
-    special, weakest, ace, wwins, misere = judge_args(prm)
-    scores, wins, out = _tactical.simulate_chunks(strength, players, dealer_fixed, useed, first,
-                                                  games, chunk, special, weakest, ace, wwins,
-                                                  misere)
+    scores, wins, out = _tactical.simulate_chunks(prm, strength, players, dealer_fixed, useed,
+                                                  first, games, chunk)
     seconds = time.perf_counter() - start
     scores, wins = scores[:, :players], wins[:, :players]
     sole = out[:, _tactical.T_NWIN] == 1

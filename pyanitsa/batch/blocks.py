@@ -26,7 +26,7 @@ import numpy as np
 from numba import njit
 
 from pyanitsa.batch.classic_fast import round2
-from pyanitsa.batch.encode import DISPUTE, ORDER, SPECIAL
+from pyanitsa.batch.encode import DISPUTE, ORDER, plain_order
 from pyanitsa.batch.pieces import TAKEN
 from pyanitsa.errors import InvalidRulesError
 from pyanitsa.rules import Rules
@@ -153,7 +153,7 @@ def check_rules(rules: Rules, prm: np.ndarray) -> None:
     if prm[DISPUTE] != 0:
         raise InvalidRulesError(f"dispute: {rules.dispute}: the cycle hunt's blocks need "
                                 "dispute: one_up")
-    if prm[SPECIAL]:
+    if not plain_order(prm):
         raise InvalidRulesError("weakest_beats_ace: the cycle hunt's blocks need plain rank "
                                 "order")
 

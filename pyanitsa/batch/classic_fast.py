@@ -64,7 +64,7 @@ def snapshot(stk, snap, h_a, n_a, h_b, n_b, mask):
 def dispute2(prm, stk, tab, cont, left, a, b, h_a, n_a, h_b, n_b, mask):
     """A tied round (``a == b``) to its end: ``(end, w, h_a, n_a, h_b, n_b, nt, showdowns)``,
     the table's ``nt`` cards in ``tab`` and the showdowns after the first."""
-    special, weakest, ace, _ = pieces.showdown_rules(prm)
+    plain, ranks, _, _ = pieces.showdown_rules(prm)
     down_up, stakes, ex = pieces.dispute_rules(prm)
     nt = pieces.lay_card(tab, pieces.lay_card(tab, 0, a, 0, 0), b, 1, 0)
     step = 0
@@ -76,7 +76,7 @@ def dispute2(prm, stk, tab, cont, left, a, b, h_a, n_a, h_b, n_b, mask):
         step += 1
         a, h_a, n_a, nt = lay(stk, 0, h_a, n_a, tab, nt, step, stakes, down_up, mask)
         b, h_b, n_b, nt = lay(stk, 1, h_b, n_b, tab, nt, step, stakes, down_up, mask)
-    return TAKEN, pieces.winner2(a, b, special, weakest, ace), h_a, n_a, h_b, n_b, nt, step
+    return TAKEN, pieces.winner2(prm, plain, ranks, a, b), h_a, n_a, h_b, n_b, nt, step
 
 
 @njit(cache=True, _nrt=False, inline="always")
@@ -93,8 +93,8 @@ def round2(prm, stk, tab, buf, cont, left, a, b, h_a, n_a, h_b, n_b, how, s, mas
     showdowns, s)``: how it ended (:data:`TAKEN` or the exhausted rule's end), the stacks
     after it, the showdowns after the first and the shuffle state ``s``."""
     if a != b:  # no dispute (most rounds): two cards under the winner's stack
-        special, weakest, ace, _ = pieces.showdown_rules(prm)
-        w = pieces.winner2(a, b, special, weakest, ace)
+        plain, ranks, _, _ = pieces.showdown_rules(prm)
+        w = pieces.winner2(prm, plain, ranks, a, b)
         a_first, s = pieces.pair_first(how, a, b, w, s)
         c1, c2 = (a, b) if a_first else (b, a)
         if w == 0:

@@ -154,13 +154,13 @@ def open_round(stk, pile, cnt, tab, sm, k, leader, players, mask, refill_shuffle
 def dispute(stk, pile, cnt, tab, sm, k, prm, nc, nt, mask, rng):
     """Showdowns from the round's first until one ends it (§2.3-2.6): ``(end, winner, nt,
     showdowns after the first)``, the table's ``nt`` cards in ``tab``."""
-    special, weakest, ace, wwins = showdown_rules(prm)
+    _, ranks, weakest, wwins = showdown_rules(prm)
     down_up, stakes, ex = dispute_rules(prm)
     refill_shuffle = prm[REFILL]
     cont, faces, left = sm[CONT], sm[FACE], sm[IDX]
     step = 0
     while True:
-        ntop = top_set(faces, nc, left, special, weakest, ace, wwins)
+        ntop = top_set(prm, ranks, weakest, wwins, faces, nc, left)
         if ntop < 0:
             return VOID, -1, nt, step
         if ntop == 1:

@@ -2,7 +2,9 @@
 
 The compiled core never sees card identities: every outcome depends only on each card's
 strength (its place in the rank order, RULES.md §1), so stacks and hands become ``uint8``
-strengths.
+strengths. A strength is the card's rank index of :mod:`pyanitsa.ranks` (``0`` the weakest),
+so the search agents' rank orders and the batch core's hands are read with one parameter
+vector.
 """
 
 from __future__ import annotations
@@ -11,8 +13,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from pyanitsa.cards import strengths
 from pyanitsa.errors import InvalidRulesError
+from pyanitsa.ranks import rank_table
 from pyanitsa.rules import OPTION_CHOICES, Rules
 
 # Indices into the int64 parameter vector.
@@ -26,11 +28,13 @@ NEW_TOUR = 6
 CYCLES = 7           # rules.cycle_detection
 MAX_ROUNDS = 8
 MISERE = 9
-SPECIAL = 10         # weakest_beats_ace in effect (weakest != ace)
-WEAKEST = 11
-ACE = 12
-WEAKEST_WINS = 13    # cycle_rule: weakest_wins
-N_PARAMS = 14
+RANKS = 10           # R, the deck's ranks: the side of the beats table
+WEAKEST = 11         # the weakest rank (strength 0, the winner of a weakest_wins cycle)
+WEAKEST_WINS = 12    # cycle_rule: weakest_wins
+PLAIN = 13           # the beats table is plain rank order (no upset): the higher rank wins
+BEATS = 14
+"""Then ``prm[BEATS + a * R + b]``: rank ``a`` beats rank ``b`` (``RankTable.beat``), and
+``prm[BEATS + R * R + r]``: a lower rank beats rank ``r`` (``RankTable.upset``)."""
 
 
 def literal_codes(option: str) -> dict[str, int]:
@@ -72,15 +76,16 @@ OUTCOME_NAMES = ("win", "draw", "cycle", "capped")
 
 
 def strength_table(rules: Rules) -> np.ndarray:
-    """Strength of each card id (``uint8``)."""
-    strength, _, _ = strengths(rules.deck, weakest_beats_ace=rules.weakest_beats_ace)
-    return np.asarray(strength, dtype=np.uint8)
+    """Strength of each card id (``uint8``): its rank index."""
+    return np.asarray(rank_table(rules).rank_of, dtype=np.uint8)
 
 
 def params(rules: Rules) -> np.ndarray:
-    """The rules as an int64 vector indexed by the constants above."""
-    _, weakest, ace = strengths(rules.deck, weakest_beats_ace=rules.weakest_beats_ace)
-    p = np.zeros(N_PARAMS, dtype=np.int64)
+    """The rules as an int64 vector indexed by the constants above: the one parameter record
+    of every kernel, classic, tactical and the search agents' alike."""
+    table = rank_table(rules)
+    r = table.num_ranks
+    p = np.zeros(BEATS + r * r + r, dtype=np.int64)
     p[DISPUTE] = code(rules, "dispute")
     p[EXHAUSTED] = code(rules, "dispute_exhausted")
     p[PICKUP_TO] = code(rules, "pickup_to")
@@ -91,11 +96,18 @@ def params(rules: Rules) -> np.ndarray:
     p[CYCLES] = rules.cycle_detection
     p[MAX_ROUNDS] = rules.max_rounds
     p[MISERE] = rules.misere
-    p[SPECIAL] = rules.weakest_beats_ace and weakest != ace
-    p[WEAKEST] = weakest
-    p[ACE] = ace
+    p[RANKS] = r
+    p[WEAKEST] = table.weakest
     p[WEAKEST_WINS] = code(rules, "cycle_rule")
+    p[PLAIN] = not any(table.upset)
+    p[BEATS:BEATS + r * r] = np.asarray(table.beat, dtype=np.int64).ravel()
+    p[BEATS + r * r:] = table.upset
     return p
+
+
+def plain_order(prm: np.ndarray) -> bool:
+    """Whether the higher rank always wins (no lower rank beats a higher one)."""
+    return bool(prm[PLAIN])
 
 
 def ring_size(deck_size: int) -> int:

@@ -28,8 +28,16 @@ from pyanitsa.batch.classic import (
     play_any,
 )
 from pyanitsa.batch.classic_round import deal_into, deal_work
-from pyanitsa.batch.encode import CAPPED, CYCLE, DRAW, R_CLEN, R_CSTART, params, ring_size
-from pyanitsa.cards import strengths
+from pyanitsa.batch.encode import (
+    CAPPED,
+    CYCLE,
+    DRAW,
+    R_CLEN,
+    R_CSTART,
+    params,
+    ring_size,
+    strength_table,
+)
 from pyanitsa.enumeration import (
     DealStats,
     Longest,
@@ -177,7 +185,7 @@ class _Setup:
 def _setup(rules: Rules) -> _Setup:
     dealer = check_enumerable(rules)
     deck = rules.deck
-    strength, _, _ = strengths(deck, weakest_beats_ace=rules.weakest_beats_ace)
+    strength = strength_table(rules)
     lut = np.zeros(max(deck.values) + 1, dtype=np.uint8)
     for card, v in enumerate(deck.values):
         lut[v] = strength[card]

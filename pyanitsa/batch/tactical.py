@@ -10,7 +10,8 @@ import numpy as np
 from numba import njit, prange
 
 from pyanitsa.batch.classic import PMAX
-from pyanitsa.batch.pieces import top_set, winner2
+from pyanitsa.batch.encode import MISERE
+from pyanitsa.batch.pieces import showdown_rules, top_set, winner2
 from pyanitsa.batch.rng import deal_s, derive_seed1
 
 # columns of a result row: then scores, then the winner mask
@@ -27,13 +28,16 @@ def hand_scratch(hands):
 
 
 @njit(cache=True, _nrt=False)
-def play_hands(hands, lens, players, special, weakest, ace, wwins, misere, scores, wins, out,
-               row, nxt, played, cont, faces, idx, holders):
-    """Play one game: ``hands[s, :lens[s]]`` strengths, first played first.
+def play_hands(hands, lens, players, prm, scores, wins, out, row, nxt, played, cont, faces, idx,
+               holders):
+    """Play one game: ``hands[s, :lens[s]]`` strengths, first played first, under the rules
+    ``prm`` (:func:`pyanitsa.batch.encode.params`).
 
     Writes ``scores[row, :players]``, the winner mask ``wins[row]`` and
     ``out[row] = rounds, showdowns, removed, number of winners``.
     """
+    _, ranks, weakest, wwins = showdown_rules(prm)
+    misere = prm[MISERE]
     for s in range(players):
         nxt[s] = 0
         scores[row, s] = 0
@@ -67,7 +71,7 @@ def play_hands(hands, lens, players, special, weakest, ace, wwins, misere, score
                 played[s] += 1
             pot += nc
             showdowns += 1
-            ntop = top_set(faces, nc, idx, special, weakest, ace, wwins)
+            ntop = top_set(prm, ranks, weakest, wwins, faces, nc, idx)
             if ntop < 0:
                 for s in range(players):
                     scores[row, s] += played[s]
@@ -104,9 +108,10 @@ def play_hands(hands, lens, players, special, weakest, ace, wwins, misere, score
 
 
 @njit(cache=True, _nrt=False)
-def play_pair(ha, hb, na, nb, special, weakest, ace):
+def play_pair(ha, hb, na, nb, prm):
     """Two players: hands ``ha[:na]`` and ``hb[:nb]``; returns
     ``(score a, score b, rounds, showdowns, removed)``. Two cards never make a void cycle."""
+    plain, ranks, _, _ = showdown_rules(prm)
     sa = 0
     sb = 0
     rounds = 0
@@ -125,7 +130,7 @@ def play_pair(ha, hb, na, nb, special, weakest, ace):
             pot += 2
             showdowns += 1
             if a != b:
-                if winner2(a, b, special, weakest, ace) == 0:
+                if winner2(prm, plain, ranks, a, b) == 0:
                     sa += pot
                 else:
                     sb += pot
@@ -143,6 +148,7 @@ def play_pair(ha, hb, na, nb, special, weakest, ace):
 
 @njit(cache=True, _nrt=False)
 def store_pair(scores, wins, out, row, sa, sb, rounds, showdowns, removed, misere):
+    """:func:`play_pair`'s result into row ``row`` (misère: the lower score wins)."""
     scores[row, 0] = sa
     scores[row, 1] = sb
     if sa == sb:
@@ -159,20 +165,20 @@ def store_pair(scores, wins, out, row, sa, sb, rounds, showdowns, removed, miser
 
 
 @njit(cache=True, _nrt=False, inline="always")
-def play_row(hands, lens, players, special, weakest, ace, wwins, misere, scores, wins, out, row,
-             nxt, played, cont, faces, idx, holders):
+def play_row(hands, lens, players, prm, scores, wins, out, row, nxt, played, cont, faces, idx,
+             holders):
     """One game into row ``row``: :func:`play_pair` for two players, else :func:`play_hands`."""
     if players == 2:
         sa, sb, rounds, showdowns, removed = play_pair(hands[0], hands[1], lens[0], lens[1],
-                                                       special, weakest, ace)
-        store_pair(scores, wins, out, row, sa, sb, rounds, showdowns, removed, misere)
+                                                       prm)
+        store_pair(scores, wins, out, row, sa, sb, rounds, showdowns, removed, prm[MISERE])
     else:
-        play_hands(hands, lens, players, special, weakest, ace, wwins, misere, scores, wins,
-                   out, row, nxt, played, cont, faces, idx, holders)
+        play_hands(hands, lens, players, prm, scores, wins, out, row, nxt, played, cont, faces,
+                   idx, holders)
 
 
 @njit(cache=True)
-def play_many(hands, lens, players, special, weakest, ace, wwins, misere):
+def play_many(hands, lens, players, prm):
     """Games ``hands[G, P, n]`` (strengths) with ``lens[G, P]``; ``players[G]`` seats each."""
     games = hands.shape[0]
     scores = np.zeros((games, PMAX), np.int64)
@@ -180,14 +186,14 @@ def play_many(hands, lens, players, special, weakest, ace, wwins, misere):
     out = np.zeros((games, N_TRESULT), np.int64)
     nxt, played, cont, faces, idx, holders = hand_scratch(hands)
     for i in range(games):
-        play_row(hands[i], lens[i], players[i], special, weakest, ace, wwins, misere, scores,
-                 wins, out, i, nxt, played, cont, faces, idx, holders)
+        play_row(hands[i], lens[i], players[i], prm, scores, wins, out, i, nxt, played, cont,
+                 faces, idx, holders)
     return scores, wins, out
 
 
 @njit(cache=True)
-def simulate_range(strength, players, dealer_fixed, seed, first, count_, special, weakest, ace,
-                   wwins, misere, scores, wins, out, row0):
+def simulate_range(prm, strength, players, dealer_fixed, seed, first, count_, scores, wins, out,
+                   row0):
     """Deal (exactly as ``pyanitsa.dealing.deal``, equal hands) and play games
     ``first .. first + count_ - 1`` into rows from ``row0``."""
     deck = strength.shape[0]
@@ -196,23 +202,22 @@ def simulate_range(strength, players, dealer_fixed, seed, first, count_, special
     hands = np.zeros((PMAX, n), np.uint8)
     lens = np.zeros(PMAX, np.int64)
     nxt, played, cont, faces, idx, holders = hand_scratch(hands)
+    misere = prm[MISERE]
     for g in range(count_):
         deal_s(derive_seed1(seed, first + g), players, deck, True, dealer_fixed, cards, strength,
                hands, lens)
         # play_row's dispatch, with the hand length a loop constant: reading it from ``lens``
         # every game cost 6% of tactical-36's speed
         if players == 2:
-            sa, sb, rounds, showdowns, removed = play_pair(hands[0], hands[1], n, n, special,
-                                                           weakest, ace)
+            sa, sb, rounds, showdowns, removed = play_pair(hands[0], hands[1], n, n, prm)
             store_pair(scores, wins, out, row0 + g, sa, sb, rounds, showdowns, removed, misere)
         else:
-            play_hands(hands, lens, players, special, weakest, ace, wwins, misere, scores, wins,
-                       out, row0 + g, nxt, played, cont, faces, idx, holders)
+            play_hands(hands, lens, players, prm, scores, wins, out, row0 + g, nxt, played, cont,
+                       faces, idx, holders)
 
 
 @njit(cache=True, parallel=True)
-def simulate_chunks(strength, players, dealer_fixed, seed, first, games, chunk, special, weakest,
-                    ace, wwins, misere):
+def simulate_chunks(prm, strength, players, dealer_fixed, seed, first, games, chunk):
     scores = np.zeros((games, PMAX), np.int64)
     wins = np.zeros((games, PMAX), np.bool_)
     out = np.zeros((games, N_TRESULT), np.int64)
@@ -220,6 +225,6 @@ def simulate_chunks(strength, players, dealer_fixed, seed, first, games, chunk, 
     for c in prange(nchunks):
         lo = c * chunk
         n = min(chunk, games - lo)
-        simulate_range(strength, players, dealer_fixed, seed, first + lo, n, special, weakest,
-                       ace, wwins, misere, scores, wins, out, lo)
+        simulate_range(prm, strength, players, dealer_fixed, seed, first + lo, n, scores, wins,
+                       out, lo)
     return scores, wins, out
