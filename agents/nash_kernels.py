@@ -110,31 +110,9 @@ def draw(p, u):
 
 
 @njit(cache=True)
-def sample_orders(avg, counts, us):
-    """``orders[k]``: an order of the hand drawn from the strategy ``avg`` with ``us[k]``."""
-    nr = counts.shape[0]
-    n = int(counts.sum())
-    mult, states = multipliers(counts)
-    out = np.empty((us.shape[0], n), np.int8)
-    left = np.empty(nr, np.int64)
-    p = np.empty(nr)
-    for k in range(us.shape[0]):
-        left[:] = counts
-        s = states - 1
-        last = nr
-        for t in range(n):
-            policy(avg, s * (nr + 1) + last, left, p)
-            r = draw(p, us[k, t])
-            out[k, t] = r
-            left[r] -= 1
-            s -= mult[r]
-            last = r
-    return out
-
-
-@njit(cache=True)
-def order_probs(avg, counts, orders):
-    """The probability of each rank order under the strategy ``avg``."""
+def walk_orders(avg, counts, orders, us, sample):
+    """Walk rank orders through the strategy ``avg``: with ``sample``, draw ``orders[k]`` with
+    ``us[k]`` (written in place); else read them. Returns each order's probability."""
     nr = counts.shape[0]
     mult, states = multipliers(counts)
     out = np.empty(orders.shape[0])
@@ -146,14 +124,28 @@ def order_probs(avg, counts, orders):
         last = nr
         prob = 1.0
         for t in range(orders.shape[1]):
-            r = orders[k, t]
             policy(avg, s * (nr + 1) + last, left, p)
+            if sample:
+                orders[k, t] = draw(p, us[k, t])
+            r = orders[k, t]
             prob *= p[r]
             left[r] -= 1
             s -= mult[r]
             last = r
         out[k] = prob
     return out
+
+
+def sample_orders(avg: np.ndarray, counts: np.ndarray, us: np.ndarray) -> np.ndarray:
+    """``orders[k]``: an order of the hand drawn from the strategy ``avg`` with ``us[k]``."""
+    orders = np.empty((us.shape[0], int(counts.sum())), np.int8)
+    walk_orders(avg, counts, orders, us, True)
+    return orders
+
+
+def order_probs(avg: np.ndarray, counts: np.ndarray, orders: np.ndarray) -> np.ndarray:
+    """The probability of each rank order under the strategy ``avg``."""
+    return walk_orders(avg, counts, orders, np.empty((0, 0)), False)
 
 
 @njit(cache=True, inline="always")
