@@ -1,6 +1,7 @@
 """Probe: several distilled policies averaged decision by decision, against its best response.
 
     .venv/bin/python benchmarks/ensemble_probe.py --workers 2          # runs/rnr10m + runs/rnr15m
+    .venv/bin/python benchmarks/ensemble_probe.py --agent SeedEnsemble --br --workers 2
     PYTHONPATH=benchmarks .venv/bin/python -c "from pyanitsa.tournaments import match; \\
         print(match('ensemble_probe:Ensemble', \\
         \\"best_response(target='ensemble_probe:Ensemble')\\", deals=1000, seed=2026, workers=2).ci95)"
@@ -16,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import time
 from pathlib import Path
@@ -27,18 +29,18 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from pyanitsa.protocol import BaseAgent  # noqa: E402
 
-MEMBERS = ("ppo:runs/rnr10m", "ppo:runs/rnr15m")
-
 
 class Ensemble(BaseAgent):
     """Samples each card from the mean of the members' distributions (the members share the
-    rules, players and observation layout)."""
+    rules, players and observation layout): two teachers, p = 0.1 and p = 0.15."""
+
+    MEMBERS = ("ppo:runs/rnr10m", "ppo:runs/rnr15m")
 
     def __init__(self) -> None:
         from pyanitsa.agents import make_agent
 
-        self.members = [make_agent(s) for s in MEMBERS]
-        self.spec = "ensemble_probe:Ensemble"
+        self.members = [make_agent(s) for s in self.MEMBERS]
+        self.spec = f"ensemble_probe:{type(self).__name__}"
 
     def warm(self, rules, players) -> None:  # noqa: ANN001
         for m in self.members:
@@ -71,6 +73,13 @@ class Ensemble(BaseAgent):
         return [s.order() for s in seats]
 
 
+class SeedEnsemble(Ensemble):
+    """One teacher (p = 0.1), two fits: the network's initialisation seeded apart
+    (``runs/rnr10m_s1``: the same command with ``--set seed=1``, the teacher's files copied)."""
+
+    MEMBERS = ("ppo:runs/rnr10m", "ppo:runs/rnr10m_s1")
+
+
 def _probs(logits: np.ndarray) -> np.ndarray:
     z = np.exp(logits - logits.max(axis=1, keepdims=True))
     return z / z.sum(axis=1, keepdims=True)
@@ -87,17 +96,23 @@ def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--workers", type=int, default=1)
     p.add_argument("--seed", type=int, default=2026)
+    p.add_argument("--agent", choices=("Ensemble", "SeedEnsemble"), default="Ensemble")
+    p.add_argument("--br", action="store_true", help="also its best response, 1,000 pairs")
     args = p.parse_args()
+    # the workers of a match import the agent by its module name
+    here = str(Path(__file__).resolve().parent)
+    os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, (here, os.environ.get("PYTHONPATH"))))
+    agent = f"ensemble_probe:{args.agent}"
     out = {}
-    for spec in ("random", "ensemble_probe:Ensemble"):
+    for spec in ("random", agent):
         res = exploit_deals(preset("tactical"), make_agent(spec), deals=100, seed=args.seed,
                             samples=128, fresh=512)
         out[spec] = {"exploitability": res["exploitability"], "ci95": res["ci95"]}
         print(f"  exploit {spec}: {res['exploitability']:.3f} {res['ci95']}", file=sys.stderr)
-    for opp in pb.HEURISTICS:
+    field = [(f"best_response(target='{agent}')", 1000)] if args.br else []
+    for opp, pairs in field + [(h, 2000) for h in pb.HEURISTICS]:
         start = time.perf_counter()
-        res = match("ensemble_probe:Ensemble", opp, deals=2000, seed=args.seed,
-                    workers=args.workers)
+        res = match(agent, opp, deals=pairs, seed=args.seed, workers=args.workers)
         out[opp] = {"score": res.score, "ci95": res.ci95,
                     "seconds": round(time.perf_counter() - start, 1)}
         print(f"  {opp}: {res.score:.3f} {res.ci95}", file=sys.stderr)
