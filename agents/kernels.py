@@ -10,10 +10,10 @@ They give exactly :class:`pyanitsa.tactical.TacticalGame`'s scores, which
 Games are played by the batch core: :func:`pyanitsa.batch.tactical.play_pair` for two players
 and :func:`pyanitsa.batch.tactical.play_hands` for more (the showdown of RULES.md §1; rank
 indices order cards exactly as the core's strengths do). What is left here is search: scoring
-candidates against samples and enumerating distinct orders. Every game kernel takes the batch core's parameter vector ``prm``
-(:func:`pyanitsa.batch.encode.params` of the rules; its strengths are these rank indices). The
-two-player kernels that compare
-through a table ``cmp[a, b]`` (the local search resuming games from cached prefixes, and every
+candidates against samples and enumerating distinct orders. Every game kernel takes the batch
+core's parameter vector ``prm`` (:func:`pyanitsa.batch.encode.params` of the rules; its
+strengths are these rank indices). The two-player kernels that compare through a table
+``cmp[a, b]`` (the local search resuming games from cached prefixes, and every
 order's value against a mix) are in :mod:`pyanitsa.agents.pair_kernels`, re-exported here.
 
 What a game is worth to "me" (seat 0 of the kernel) is ``cw * win + cm * margin + cs * score``:
