@@ -4,7 +4,9 @@
 holds only what choosing an action needs, the policy head of stable-baselines3's actor-critic
 (features -> ``mlp_extractor.policy_net`` -> ``action_net``; the observation is a flat ``Box``,
 so the features extractor is the identity), as float32 arrays named ``pi.0.weight``,
-``pi.0.bias``, ..., ``action.weight``, ``action.bias`` in torch's ``(out, in)`` layout.
+``pi.0.bias``, ..., ``action.weight``, ``action.bias`` in torch's ``(out, in)`` layout. An
+ensemble's sidecar says ``members: N``, and member ``K``'s arrays are named ``mK.pi.0.weight``
+and so on (:func:`~pyanitsa.agents.policy_meta.member_prefix`).
 
 Loading runs no code and allocates nothing the sidecar does not announce: every member's
 ``.npy`` header is read and checked against the shapes the sidecar's ``net_arch`` gives before
@@ -24,7 +26,7 @@ from typing import Any
 import numpy as np
 
 from pyanitsa.agents.model_features import ModelFeatures
-from pyanitsa.agents.policy_meta import PolicyLoadError, PolicyMeta
+from pyanitsa.agents.policy_meta import PolicyLoadError, PolicyMeta, member_prefix
 from pyanitsa.observation import TacticalLayout
 
 
@@ -68,21 +70,24 @@ _HEADER_READERS = {(1, 0): np.lib.format.read_array_header_1_0,
 
 
 def actor_shapes(meta: PolicyMeta) -> dict[str, tuple[int, ...]]:
-    """The arrays an actor with the sidecar's architecture holds, by name, in order."""
+    """The arrays the sidecar's actors (every member's) hold, by name, in order."""
     dims = [meta.input_size, *meta.net_arch["pi"]]
     shapes: dict[str, tuple[int, ...]] = {}
-    for i, (fan_in, fan_out) in enumerate(itertools.pairwise(dims)):
-        shapes[f"pi.{i}.weight"] = (fan_out, fan_in)
-        shapes[f"pi.{i}.bias"] = (fan_out,)
-    shapes["action.weight"] = (meta.actions, dims[-1])
-    shapes["action.bias"] = (meta.actions,)
+    for m in range(meta.members):
+        pre = member_prefix(m, meta.members)
+        for i, (fan_in, fan_out) in enumerate(itertools.pairwise(dims)):
+            shapes[f"{pre}pi.{i}.weight"] = (fan_out, fan_in)
+            shapes[f"{pre}pi.{i}.bias"] = (fan_out,)
+        shapes[f"{pre}action.weight"] = (meta.actions, dims[-1])
+        shapes[f"{pre}action.bias"] = (meta.actions,)
     return shapes
 
 
 class NumpyActor:
     """Action logits of a policy network for a batch of observations, in numpy (float64)."""
 
-    def __init__(self, arrays: Mapping[str, np.ndarray], meta: PolicyMeta) -> None:
+    def __init__(self, arrays: Mapping[str, np.ndarray], meta: PolicyMeta,
+                 prefix: str = "") -> None:
         if meta.activation not in ACTIVATIONS:
             raise PolicyLoadError(f"activation {meta.activation!r}: the numpy actor has "
                                   f"{', '.join(ACTIVATIONS)}; play it with backend=torch")
@@ -94,8 +99,8 @@ class NumpyActor:
         self.model = (ModelFeatures(self.layout, meta.opponent_model)
                       if meta.features == "model" else None)
         # float64: the rounding left is torch's float32 alone, so greedy play matches it
-        self.layers = [(np.asarray(arrays[f"{name}.weight"], np.float64).T.copy(),
-                        np.asarray(arrays[f"{name}.bias"], np.float64))
+        self.layers = [(np.asarray(arrays[f"{prefix}{name}.weight"], np.float64).T.copy(),
+                        np.asarray(arrays[f"{prefix}{name}.bias"], np.float64))
                        for name in [*(f"pi.{i}" for i in range(hidden)), "action"]]
 
     def logits(self, obs: np.ndarray) -> np.ndarray:
@@ -111,11 +116,13 @@ class NumpyActor:
 
 
 def actor_arrays(state: Mapping[str, Any], meta: PolicyMeta) -> dict[str, np.ndarray]:
-    """The actor's float32 arrays out of a stable-baselines3 ``state_dict`` (tensors or arrays)."""
+    """The actors' float32 arrays out of a stable-baselines3 ``state_dict`` (tensors or arrays;
+    an ensemble's keys carry the same member prefixes as the arrays)."""
     out = {}
     for name, shape in actor_shapes(meta).items():
-        head, *index, kind = name.split(".")
-        key = ".".join([SB3_KEYS[head], *(str(2 * int(i)) for i in index), kind])
+        pre = name[:name.index(".") + 1] if name.startswith("m") else ""
+        head, *index, kind = name[len(pre):].split(".")
+        key = pre + ".".join([SB3_KEYS[head], *(str(2 * int(i)) for i in index), kind])
         value = state[key]
         value = value.detach().cpu().numpy() if hasattr(value, "detach") else value
         array = np.ascontiguousarray(value, np.float32)
@@ -135,8 +142,9 @@ def save_actor(arrays: Mapping[str, np.ndarray], path: str | os.PathLike[str]) -
     return out
 
 
-def load_actor(path: str | os.PathLike[str], meta: PolicyMeta) -> NumpyActor:
-    """The actor in ``path``, checked member by member against the sidecar before reading."""
+def load_actor(path: str | os.PathLike[str], meta: PolicyMeta) -> NumpyActor | list[NumpyActor]:
+    """The actor in ``path`` (an ensemble's: a list of them), checked array by array against
+    the sidecar before reading."""
     p = Path(path)
     shapes = actor_shapes(meta)
     need = 4 * sum(int(np.prod(s)) for s in shapes.values())
@@ -155,7 +163,9 @@ def load_actor(path: str | os.PathLike[str], meta: PolicyMeta) -> NumpyActor:
     except (ValueError, OSError, EOFError, zipfile.BadZipFile) as exc:
         raise PolicyLoadError(f"{p}: not a policy .npz ({type(exc).__name__}: "
                               f"{str(exc).splitlines()[0] if str(exc) else ''})") from None
-    return NumpyActor(arrays, meta)
+    if meta.members == 1:
+        return NumpyActor(arrays, meta)
+    return [NumpyActor(arrays, meta, member_prefix(m, meta.members)) for m in range(meta.members)]
 
 
 def _check_members(data: io.BytesIO, shapes: Mapping[str, tuple[int, ...]]) -> None:

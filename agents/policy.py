@@ -16,6 +16,10 @@ Saved policies (written by ``pyanitsa train``; the files are read and written in
 * ``NAME.npz`` beside them: the actor alone, in numpy (:mod:`pyanitsa.agents.numpy_policy`).
   When it is there the agent plays from it, and torch, gymnasium and stable-baselines3 are not
   imported at all; ``backend=torch`` plays from the ``.pt`` instead (same orders).
+* An **ensemble** (``members: N`` in the sidecar; ``distill.members`` makes one): the same
+  files holding N networks of one architecture, each card drawn from the mean of their
+  distributions over the legal ranks. Fits of one teacher err in different directions, and
+  their mean leaves a best response less than any one of them (BENCHMARKS.md).
 * ``NAME.zip``: stable-baselines3's full save, which unpickles Python objects (running code from
   the file); loaded only with ``trust=True``: ``ppo:runs/x/model.zip(trust=True)``.
 
@@ -80,6 +84,8 @@ class PolicyAgent(Warming, BaseAgent):
     def __init__(self, policy: Any, meta: PolicyMeta, *, greedy: bool | None = None,
                  deterministic: bool | None = None) -> None:
         self.policy = policy
+        """The network (numpy or torch), or a list of them: an ensemble's members."""
+        self.members = list(policy) if isinstance(policy, (list, tuple)) else [policy]
         self.meta = meta
         self.greedy = _greedy(greedy, deterministic)
         """Play the most probable order (else sample it: the default, issue 14)."""
@@ -148,7 +154,7 @@ class PolicyAgent(Warming, BaseAgent):
             for i, s in enumerate(seats):
                 obs[i] = s.obs
                 masks[i] = s.mask
-            logits = np.where(masks, self.logits(obs), -np.inf)
+            logits = self.logits(obs, masks)
             if self.greedy:
                 actions = logits.argmax(axis=1)
             else:
@@ -157,15 +163,27 @@ class PolicyAgent(Warming, BaseAgent):
                 s.play(int(a))
         return [s.order() for s in seats]
 
-    def logits(self, obs: np.ndarray) -> np.ndarray:
-        """The network's action logits for a batch of observations, from numpy or torch."""
-        if isinstance(self.policy, NumpyActor):
-            out = self.policy.logits(obs)
+    def logits(self, obs: np.ndarray, masks: np.ndarray | None = None) -> np.ndarray:
+        """The policy's action logits for a batch of observations, from numpy or torch, with
+        ``-inf`` where ``masks`` is False. An ensemble's are the log of the mean of its
+        members' distributions (each over the legal ranks when ``masks`` is given)."""
+        outs = [self._member_logits(net, obs) for net in self.members]
+        if masks is not None:
+            outs = [np.where(masks, out, -np.inf) for out in outs]
+        if len(outs) == 1:
+            return outs[0]
+        mean = sum(_softmax(out) for out in outs) / len(outs)
+        with np.errstate(divide="ignore"):  # a masked rank: probability 0, logit -inf
+            return np.log(mean)
+
+    def _member_logits(self, net: Any, obs: np.ndarray) -> np.ndarray:
+        if isinstance(net, NumpyActor):
+            out = net.logits(obs)
         else:
             import torch
 
             with torch.no_grad():
-                out = action_logits(self.policy, torch.from_numpy(obs)).numpy()
+                out = action_logits(net, torch.from_numpy(obs)).numpy()
         # one prior for both backends: the networks' own outputs exclude it
         return out + self.layout.log_prior(obs) if self.meta.prior == "hand" else out
 
@@ -179,6 +197,11 @@ def action_logits(policy: Any, obs: Any) -> Any:
     features = policy.extract_features(obs, policy.pi_features_extractor)
     latent = policy.mlp_extractor.forward_actor(features)
     return policy.action_net(latent)
+
+
+def _softmax(logits: np.ndarray) -> np.ndarray:
+    z = np.exp(logits - logits.max(axis=1, keepdims=True))
+    return z / z.sum(axis=1, keepdims=True)
 
 
 def _sample(logits: np.ndarray, rng: np.random.Generator) -> int:

@@ -21,7 +21,13 @@ from pyanitsa.agents.numpy_policy import (
     load_actor,
     save_actor,
 )
-from pyanitsa.agents.policy_meta import PolicyLoadError, PolicyMeta, policy_meta, read_sidecar
+from pyanitsa.agents.policy_meta import (
+    PolicyLoadError,
+    PolicyMeta,
+    member_prefix,
+    policy_meta,
+    read_sidecar,
+)
 from pyanitsa.errors import PyanitsaError
 from pyanitsa.observation import TacticalLayout
 from pyanitsa.rules import Rules
@@ -31,12 +37,18 @@ POLICIES_DIR = Path(__file__).resolve().parent / "policies"
 
 def save_policy(policy: Any, meta: PolicyMeta, path: str | os.PathLike[str]) -> Path:
     """Write ``PATH.pt`` (the state_dict), ``PATH.npz`` (the actor in numpy, when the numpy
-    actor has the activation) and ``PATH.json`` (the sidecar); returns the ``.pt``."""
+    actor has the activation) and ``PATH.json`` (the sidecar); returns the ``.pt``. ``policy``
+    may be a list of ``meta.members`` networks (an ensemble: each one's names prefixed)."""
     import torch
 
     pt = Path(path).with_suffix(".pt")
     pt.parent.mkdir(parents=True, exist_ok=True)
-    state = {k: v.detach().cpu().clone() for k, v in policy.state_dict().items()}
+    members = list(policy) if isinstance(policy, (list, tuple)) else [policy]
+    if len(members) != meta.members:
+        raise ValueError(f"{len(members)} networks, but the sidecar says members: "
+                         f"{meta.members}")
+    state = {member_prefix(m, len(members)) + k: v.detach().cpu().clone()
+             for m, net in enumerate(members) for k, v in net.state_dict().items()}
     tmp = pt.with_suffix(".pt.tmp")
     torch.save(state, tmp)
     os.replace(tmp, pt)
@@ -131,29 +143,38 @@ def load_policy(path: str | os.PathLike[str], *, trust: bool = False) -> tuple[A
                               f"{p.with_suffix('.pt').name} is missing")
     meta = read_sidecar(p)
     side = p.with_suffix(".json")
-    need = 4 * meta.parameters()  # float32 weights, before the network is built
+    weights = meta.members * meta.parameters()  # float32, checked before a network is built
     have = p.stat().st_size
-    if have < need:
-        raise PolicyLoadError(f"{side}: net_arch asks for {meta.parameters():,} weights "
-                              f"({need:,} bytes) but {p.name} holds {have:,} bytes")
+    if have < 4 * weights:
+        raise PolicyLoadError(f"{side}: net_arch asks for {weights:,} weights "
+                              f"({4 * weights:,} bytes) but {p.name} holds {have:,} bytes")
     try:
         meta.make_rules()
     except PyanitsaError as exc:
         raise PolicyLoadError(f"{side}: rules: {exc}") from None
     import torch  # after the sidecar checks: a bad sidecar is refused without the import
 
-    policy = build_policy(meta)
+    nets = [build_policy(meta) for _ in range(meta.members)]
     try:
         state = torch.load(p, map_location="cpu", weights_only=True)
-        policy.load_state_dict(state)
+        prefixes = tuple(member_prefix(m, meta.members) for m in range(meta.members))
+        stray = [k for k in state if not k.startswith(prefixes)]
+        if stray:
+            raise ValueError(f"{stray[0]!r} belongs to none of the {meta.members} members")
+        for m, net in enumerate(nets):
+            pre = member_prefix(m, meta.members)
+            net.load_state_dict({k[len(pre):]: v for k, v in state.items() if k.startswith(pre)}
+                                if pre else state)
     except Exception as exc:  # an unpickling refusal or a shape mismatch: one clear line
         raise PolicyLoadError(f"{p}: cannot load the weights ({type(exc).__name__}: "
                               f"{str(exc).splitlines()[0]})") from None
-    policy.set_training_mode(False)
-    return policy, meta
+    for net in nets:
+        net.set_training_mode(False)
+    return (nets[0] if meta.members == 1 else nets), meta
 
 
-def load_numpy_policy(path: str | os.PathLike[str]) -> tuple[NumpyActor, PolicyMeta]:
+def load_numpy_policy(path: str | os.PathLike[str]) -> tuple[NumpyActor | list[NumpyActor],
+                                                             PolicyMeta]:
     """Load the numpy actor ``PATH.npz`` beside a policy's ``.pt`` (no torch imported)."""
     p = Path(path)
     npz = p.with_suffix(".npz")

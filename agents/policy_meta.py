@@ -81,6 +81,9 @@ class PolicyMeta:
     """What the network reads: ``obs``, ``last`` or ``model`` (:data:`FEATURES`)."""
     opponent_model: str | None = None
     """With ``features: model``, the agent spec whose marginals the network reads."""
+    members: int = 1
+    """Networks of this architecture in the files (:data:`MAX_MEMBERS` at most): the policy
+    plays each card from the mean of their distributions (``distill.members``)."""
 
     @property
     def input_size(self) -> int:
@@ -96,6 +99,7 @@ class PolicyMeta:
                 "obs_size": self.obs_size, "actions": self.actions, "prior": self.prior,
                 "features": self.features,
                 **({"opponent_model": self.opponent_model} if self.features == "model" else {}),
+                **({"members": self.members} if self.members > 1 else {}),
                 **self.extra}
 
     @classmethod
@@ -123,14 +127,18 @@ class PolicyMeta:
         if features == "model" and not is_opponent_model(model):
             raise PolicyLoadError(f"{where}: features 'model' needs opponent_model, one of "
                                   f"{', '.join(OPPONENT_MODELS)}, not {_short(model)}")
+        members = obj.get("members", 1)  # older sidecars hold one network
+        if type(members) is not int or not 1 <= members <= MAX_MEMBERS:
+            raise PolicyLoadError(f"{where}: members should be an integer 1..{MAX_MEMBERS}, "
+                                  f"not {_short(members)}")
         return cls(obj["algorithm"], obj["net_arch"], obj["activation"], obj["rules"],
                    obj["players"], obj["obs_size"], obj["actions"],
                    {k: v for k, v in obj.items()
-                    if k not in (*known, "prior", "features", "opponent_model")},
-                   prior, features, model if features == "model" else None)
+                    if k not in (*known, "prior", "features", "opponent_model", "members")},
+                   prior, features, model if features == "model" else None, members)
 
     def parameters(self) -> int:
-        """How many numbers the network holds: what a weights file must carry."""
+        """How many numbers one network holds (a weights file carries ``members`` of them)."""
         def mlp(sizes: list[int], out: int) -> int:
             dims = [self.input_size, *sizes]
             hidden = sum(a * b + b for a, b in itertools.pairwise(dims))
@@ -141,6 +149,8 @@ class PolicyMeta:
         return rules_from_json(self.rules)
 
 
+MAX_MEMBERS = 16
+"""The most networks one policy may average."""
 MAX_UNITS = 4096
 """The widest hidden layer a sidecar may ask for."""
 MAX_LAYERS = 8
@@ -187,9 +197,15 @@ def _short(value: Any) -> str:
     return text if len(text) <= 60 else text[:57] + "..."
 
 
+def member_prefix(member: int, members: int) -> str:
+    """What the names of member ``member``'s weights start with in the ``.pt`` and ``.npz``:
+    nothing in a one-network policy (the format before ensembles), ``mK.`` in an ensemble."""
+    return "" if members == 1 else f"m{member}."
+
+
 def policy_meta(policy: Any, algorithm: str, rules: Rules, players: int,
-                extra: dict[str, Any] | None = None) -> PolicyMeta:
-    """The sidecar of a live stable-baselines3 policy."""
+                extra: dict[str, Any] | None = None, members: int = 1) -> PolicyMeta:
+    """The sidecar of a live stable-baselines3 policy (``members`` networks of its shape)."""
     arch = policy.net_arch
     extractor = getattr(policy, "features_extractor", None)
     if isinstance(arch, list):
@@ -200,7 +216,7 @@ def policy_meta(policy: Any, algorithm: str, rules: Rules, players: int,
                       {"versions": package_versions(), **(extra or {})},
                       getattr(policy, "prior_kind", "none"),
                       getattr(extractor, "features_kind", "obs"),
-                      getattr(extractor, "opponent_model", None))
+                      getattr(extractor, "opponent_model", None), members)
 
 
 def read_sidecar(p: Path) -> PolicyMeta:

@@ -217,7 +217,8 @@ def distill_args(out: Path) -> list[str]:
             "distill.epochs": 2, "distill.batch_size": 64, "eval.baselines": "[random]",
             "eval.deals": 4, "eval.final_deals": 4, "eval.exploit": "null",
             "ppo.net_arch": "[16]", "ppo.features": "last", "n_envs": 2, "ppo.n_steps": 32,
-            "ppo.batch_size": 64, "league.every": 0}
+            "ppo.batch_size": 64, "league.every": 0, "distill.model": "null",
+            "distill.confidence": 0, "distill.members": 1}
     args = [sys.executable, "-m", "pyanitsa", "train",
             str(REPO / "configs" / "train" / "tactical_distill.yaml"), "--quiet"]
     for k, v in sets.items():
@@ -249,7 +250,8 @@ def test_a_run_stopped_in_its_teacher_data_resumes_to_the_same_policy(tmp_path: 
 
 def test_the_shipped_distill_config_is_valid_and_two_player() -> None:
     cfg = load_config(REPO / "configs" / "train" / "tactical_distill.yaml")
-    assert cfg.distill is not None and cfg.ppo.features == "last"
+    assert cfg.distill is not None and cfg.distill.members == 2 and cfg.total_steps == 0
+    assert cfg.ppo.features == "model" and cfg.ppo.opponent_model == cfg.distill.model
     assert cfg.env.kwargs["players"] == 2
 
 

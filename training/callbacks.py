@@ -90,6 +90,8 @@ class Evaluator(BaseCallback):
         self.latest = ""
         self.seconds = 0.0
         self.baselines = [make_agent(s) for s in cfg.eval.baselines]
+        self.extra: list[Any] = []
+        """An ensemble's members past the learner's network (``distill.members``)."""
 
         self.random_exploit: dict[str, Any] | None = None
         """``random``'s exploitability on the same deals: measured once, at the first."""
@@ -115,7 +117,9 @@ class Evaluator(BaseCallback):
         from pyanitsa.agents.policy import PolicyAgent
 
         start = time.perf_counter()
-        me = PolicyAgent(self.model.policy, self.meta_fn())  # samples, seeded by the deals
+        nets = [self.model.policy, *self.extra]
+        policy = nets if len(nets) > 1 else nets[0]
+        me = PolicyAgent(policy, self.meta_fn())  # samples, seeded by the deals
         out = []
         for spec, opp in zip(self.cfg.eval.baselines, self.baselines, strict=True):
             res = duplicate_match(self.rules, me, opp, deals, self.cfg.eval.seed, label=spec)
@@ -127,8 +131,7 @@ class Evaluator(BaseCallback):
             self.rows.append(row)
             if self.logger is not None:
                 self.logger.record(f"eval/{spec}", res.score)
-        exploit = self.exploitability(me, PolicyAgent(self.model.policy, self.meta_fn(),
-                                                      greedy=True))
+        exploit = self.exploitability(me, PolicyAgent(policy, self.meta_fn(), greedy=True))
         for row in self.rows[-len(out):]:
             row.update(exploit)
         self.seconds += time.perf_counter() - start

@@ -265,6 +265,11 @@ class DistillConfig(_Model):
     lr: float = Field(2e-3, gt=0)
     """Adam's peak learning rate (one-cycle schedule)."""
     batch_size: int = Field(1024, ge=1)
+    members: int = Field(1, ge=1, le=16)
+    """Networks fitted to the teacher, each from its own initialisation and batch order, and
+    saved as one policy that plays the mean of their distributions (more than 1: distillation
+    only, ``total_steps: 0``). Each fit's error is its own, so their mean is nearer the
+    teacher: a best response gains less against it (BENCHMARKS.md)."""
 
     @model_validator(mode="after")
     def _teacher(self) -> DistillConfig:

@@ -46,6 +46,12 @@ def check_config(cfg: TrainConfig) -> None:
     if cfg.distill is not None and cfg.distill.holdout >= cfg.distill.deals:
         raise TrainConfigError(f"distill.holdout: {cfg.distill.holdout} leaves no training "
                                f"deals of {cfg.distill.deals}")
+    if cfg.distill is not None and cfg.distill.members > 1 and (
+            cfg.total_steps or cfg.league.every or cfg.self_play.every):
+        raise TrainConfigError(f"distill.members: {cfg.distill.members} networks are fitted "
+                               "and saved as one policy; PPO, a league or self-play train one "
+                               "network (set total_steps: 0, league.every: 0, "
+                               "self_play.every: 0)")
     _check_features(cfg, env)
     if cfg.ppo.prior == "hand" and cfg.algorithm != "MaskablePPO":
         raise TrainConfigError("ppo.prior: hand needs algorithm: MaskablePPO (set ppo.prior: "

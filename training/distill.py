@@ -16,6 +16,10 @@ across deals, in one forward pass per card:
    out and the epoch with the lowest held-out KL is kept. ``distill.csv`` and
    ``distill_curve.png`` have the curve; ``teacher/fit.pt`` holds the fit's state after every
    epoch, so a stop in the fit resumes at the next epoch.
+3. With ``members: N``, N fits (``fit.pt``, ``fit1.pt``, ...), each network initialised and
+   its batches ordered from its own seed, on ``workers`` processes; the policy saved is all of
+   them (:mod:`pyanitsa.agents.policy`: it plays the mean of their distributions). Member 0 is
+   the fit ``members: 1`` makes.
 
 Why the features matter: the teacher's strategy is a function of (ranks still held, rank played
 last, the opponent's hand); with ``ppo.features: last`` the network is given the rank played last
@@ -189,7 +193,7 @@ def _same_teacher(folder: Path, rules_options: dict[str, Any], dcfg: Mapping[str
     meta = folder / "teacher.json"
     if meta.exists() and json.loads(meta.read_text(encoding="utf-8")) == want:
         return
-    for old in [*folder.glob("c*.npz"), folder / "fit.pt"]:
+    for old in [*folder.glob("c*.npz"), *folder.glob("fit*.pt")]:
         old.unlink(missing_ok=True)
     meta.write_text(json.dumps(want, sort_keys=True) + "\n", encoding="utf-8")
 
@@ -215,7 +219,7 @@ def _kl(policy: Any, obs: Any, mask: Any, tgt: Any) -> Any:
     return (tgt * (th.log(tgt.clamp_min(1e-12)) - logp)).sum(1).mean()
 
 
-def network_of(policy: Any, dcfg: Mapping[str, Any]) -> dict[str, Any]:
+def network_of(policy: Any, dcfg: Mapping[str, Any], member: int = 0) -> dict[str, Any]:
     """What a saved fit must match to be continued: the network's inputs and shapes and the
     fit's schedule (a changed ``ppo.features`` or ``net_arch`` in the same run folder starts
     the fit anew instead of failing to load, or worse, loading other inputs' weights)."""
@@ -224,13 +228,16 @@ def network_of(policy: Any, dcfg: Mapping[str, Any]) -> dict[str, Any]:
             "opponent_model": getattr(extractor, "opponent_model", None),
             "prior": getattr(policy, "prior_kind", "none"),
             "shapes": {k: list(v.shape) for k, v in policy.state_dict().items()},
-            **{k: dcfg[k] for k in ("epochs", "lr", "batch_size", "holdout", "seed")}}
+            **{k: dcfg[k] for k in ("epochs", "lr", "batch_size", "holdout", "seed")},
+            **({"member": member} if member else {})}
 
 
 def fit_actor(policy: Any, data: Mapping[str, np.ndarray], dcfg: Mapping[str, Any],
               state_path: Path, stop: Mapping[str, Any], progress: bool,
-              log: Callable[[str], None]) -> list[dict[str, float]]:
-    """Fit the actor's layers to the teacher; returns the curve (one row an epoch)."""
+              log: Callable[[str], None], member: int = 0,
+              on_epoch: Callable[[], None] | None = None) -> list[dict[str, float]]:
+    """Fit the actor's layers to the teacher (``member`` > 0: batches in that member's own
+    order); returns the curve (one row an epoch)."""
     import torch as th
     from tqdm.auto import tqdm
 
@@ -245,7 +252,8 @@ def fit_actor(policy: Any, data: Mapping[str, np.ndarray], dcfg: Mapping[str, An
     per_epoch = max(len(train) // batch, 1)
     opt = th.optim.Adam(params, lr=dcfg["lr"])
     sched = th.optim.lr_scheduler.OneCycleLR(opt, dcfg["lr"], total_steps=epochs * per_epoch)
-    state = {"epoch": 0, "curve": [], "best": None, "network": network_of(policy, dcfg)}
+    state = {"epoch": 0, "curve": [], "best": None,
+             "network": network_of(policy, dcfg, member)}
     if state_path.exists():  # a stop during the fit: continue at the next epoch
         saved = th.load(state_path, weights_only=False)
         if saved.get("network") == state["network"]:
@@ -262,9 +270,11 @@ def fit_actor(policy: Any, data: Mapping[str, np.ndarray], dcfg: Mapping[str, An
                                   for j in np.array_split(idx, max(len(idx) // 8192, 1))]))
 
     bar = tqdm(total=epochs, initial=state["epoch"], unit="epoch", disable=not progress,
-               desc="fit to the teacher", dynamic_ncols=True)
+               desc="fit to the teacher" + (f" (member {member})" if member else ""),
+               dynamic_ncols=True)
     for epoch in range(state["epoch"], epochs):
-        perm = np.random.default_rng(derive_seed(dcfg["seed"], 2, epoch)).permutation(train)
+        order = (dcfg["seed"], 2, epoch, member) if member else (dcfg["seed"], 2, epoch)
+        perm = np.random.default_rng(derive_seed(*order)).permutation(train)
         for b in range(per_epoch):
             j = perm[b * batch:(b + 1) * batch]
             loss = _kl(policy, obs[j], mask[j], tgt[j])
@@ -284,42 +294,54 @@ def fit_actor(policy: Any, data: Mapping[str, np.ndarray], dcfg: Mapping[str, An
         tmp.replace(state_path)
         bar.update()
         bar.set_postfix(held_kl=f"{row['held_kl']:.4f}")
+        if on_epoch is not None:
+            on_epoch()
         if stop.get("signum") and epoch + 1 < epochs:
             bar.close()
             raise DistillStopped
     bar.close()
     policy.load_state_dict(state["best"][1])
-    log(f"distilled: held-out KL {state['best'][0]:.4f} nats a decision (epoch "
+    log(f"distilled{f' member {member}' if member else ''}: held-out KL "
+        f"{state['best'][0]:.4f} nats a decision (epoch "
         f"{min(state['curve'], key=lambda r: r['held_kl'])['epoch']} of {epochs})")
     return state["curve"]
 
 
-def write_curve(run: Path, curve: list[dict[str, float]]) -> None:
-    """``distill.csv`` and ``distill_curve.png``: KL to the teacher, train and held out."""
+def write_curve(run: Path, curves: list[list[dict[str, float]]]) -> None:
+    """``distill.csv`` and ``distill_curve.png``: KL to the teacher, train and held out, of
+    each member's fit (a ``member`` column when there are several)."""
+    several = len(curves) > 1
     with open(run / "distill.csv", "w", newline="", encoding="utf-8") as f:
-        w = csv.DictWriter(f, fieldnames=["epoch", "train_kl", "held_kl"])
+        w = csv.DictWriter(f, fieldnames=["member"] * several + ["epoch", "train_kl", "held_kl"])
         w.writeheader()
-        w.writerows(curve)
+        for m, curve in enumerate(curves):
+            w.writerows({**({"member": m} if several else {}), **row} for row in curve)
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
     fig, ax = plt.subplots(figsize=(6, 3.5))
-    for key, label in (("train_kl", "training deals"), ("held_kl", "held-out deals")):
-        ax.plot([r["epoch"] for r in curve], [r[key] for r in curve], marker="o", label=label)
+    for m, curve in enumerate(curves):
+        for key, label, style in (("train_kl", "training deals", "--"),
+                                  ("held_kl", "held-out deals", "-")):
+            name = f"member {m}, {label}" if several else label
+            ax.plot([r["epoch"] for r in curve], [r[key] for r in curve], style, marker="o",
+                    label=name)
     ax.set_xlabel("epoch")
     ax.set_ylabel("KL(teacher || policy), nats a decision")
     ax.set_title("distillation of the teacher")
-    ax.legend()
+    ax.legend(fontsize="small")
     fig.tight_layout()
     fig.savefig(run / "distill_curve.png", dpi=100)
     plt.close(fig)
 
 
 def distill(policy: Any, rules: Rules, players: int, dcfg: Mapping[str, Any], run: Path,
-            stop: Mapping[str, Any], progress: bool, log: Callable[[str], None]) -> None:
-    """Teacher data, then the fit; the policy's actor ends as the best held-out epoch."""
+            stop: Mapping[str, Any], progress: bool, log: Callable[[str], None],
+            algorithm: str = "MaskablePPO") -> list[Any]:
+    """Teacher data, then the fit; the policy's actor ends as the best held-out epoch. With
+    ``members`` > 1, the other members' networks are returned (``policy`` is member 0)."""
     from pyanitsa.agents.policy import rules_json
 
     if players != 2 or rules.mode != "tactical":
@@ -331,6 +353,13 @@ def distill(policy: Any, rules: Rules, players: int, dcfg: Mapping[str, Any], ru
     make_teacher_data(folder, options, dcfg, stop, progress)
     log(f"teacher data: {dcfg['deals']} deals in {folder} "
         f"({time.perf_counter() - start:.0f} s this session)")
+    if int(dcfg.get("members", 1)) > 1:
+        from pyanitsa.training.distill_members import fit_members
+
+        nets, curves = fit_members(policy, rules, dcfg, folder, stop, progress, log, algorithm)
+        write_curve(run, curves)
+        return nets
     curve = fit_actor(policy, load_teacher_data(folder, int(dcfg["deals"])), dcfg,
                       folder / "fit.pt", stop, progress, log)
-    write_curve(run, curve)
+    write_curve(run, [curve])
+    return []

@@ -81,7 +81,9 @@ def train(cfg: TrainConfig, *, log: Any = None, resume: bool = False,
     venv = _seeded_envs(cfg)
     try:
         model = _build_model(cfg, venv, ckpt)
-        meta_fn, league, evaluator = _watchers(cfg, run, model, (rules, players), config, log)
+        extra: list[Any] = []  # distill.members > 1: the networks beside model.policy
+        meta_fn, league, evaluator = _watchers(cfg, run, model, (rules, players), config, log,
+                                               extra)
         seconds = dict(ckpt["seconds"]) if ckpt else {"learn": 0.0, "sessions": 0}
         seconds["sessions"] += 1
         start = time.perf_counter()
@@ -99,8 +101,10 @@ def train(cfg: TrainConfig, *, log: Any = None, resume: bool = False,
             checkpointer = cb.Checkpointer(cfg.checkpoint_every, save, stop, log)
             if ckpt:
                 _restore(ckpt, venv, league, evaluator, checkpointer)
-            if not distilled["done"]:
-                _distill(cfg, run, model, (rules, players), stop, log, save)
+            # an ensemble's other members live in their fit files, so a resumed run reloads
+            # them (a finished fit only loads)
+            if not distilled["done"] or (cfg.distill is not None and cfg.distill.members > 1):
+                extra[:] = _distill(cfg, run, model, (rules, players), stop, log, save)
                 distilled["done"] = True
             if model.tensorboard_log is None:  # else SB3 makes an empty SB3-<time> temp folder
                 model.set_logger(Logger(folder=None, output_formats=[]))
@@ -115,7 +119,8 @@ def train(cfg: TrainConfig, *, log: Any = None, resume: bool = False,
         # last periodic checkpoint
         path = save()
         try:
-            final = _finish(cfg, run, model, meta_fn, evaluator, force=force, log=log)
+            final = _finish(cfg, run, [model.policy, *extra], meta_fn, evaluator, model,
+                            force=force, log=log)
         except KeyboardInterrupt:
             raise ck.TrainingStopped(signal.SIGINT, int(model.num_timesteps), path) from None
     finally:
@@ -129,9 +134,10 @@ def train(cfg: TrainConfig, *, log: Any = None, resume: bool = False,
 
 
 def _watchers(cfg: TrainConfig, run: Path, model: Any, game: tuple[Any, int],
-              config: dict[str, Any], log: Any) -> tuple[Any, Any, Any]:
+              config: dict[str, Any], log: Any, extra: list[Any]) -> tuple[Any, Any, Any]:
     """What watches the learning: the sidecar of the policy as it stands (``meta_fn``), the
-    league (or self-play) callback and the evaluator."""
+    league (or self-play) callback and the evaluator (``extra``: an ensemble's other
+    members, filled in by the distillation)."""
     from pyanitsa.agents.policy_meta import policy_meta
     from pyanitsa.training import callbacks as cb
     from pyanitsa.training.league import league_callback
@@ -141,9 +147,11 @@ def _watchers(cfg: TrainConfig, run: Path, model: Any, game: tuple[Any, int],
 
     def meta_fn() -> Any:
         return policy_meta(model.policy, cfg.algorithm, rules, players,
-                           {**provenance, "steps": int(model.num_timesteps)})
+                           {**provenance, "steps": int(model.num_timesteps)}, 1 + len(extra))
 
-    return meta_fn, league_callback(cfg, run, meta_fn, log), cb.Evaluator(cfg, run, meta_fn, log)
+    evaluator = cb.Evaluator(cfg, run, meta_fn, log)
+    evaluator.extra = extra
+    return meta_fn, league_callback(cfg, run, meta_fn, log), evaluator
 
 
 def _stopped(signum: int, checkpointer: Any, save: Any, model: Any) -> None:
@@ -261,15 +269,16 @@ def _build_model(cfg: TrainConfig, venv: Any, ckpt: dict[str, Any] | None) -> An
 
 
 def _distill(cfg: TrainConfig, run: Path, model: Any, game: tuple[Any, int], stop: Any,
-             log: Any, save: Any) -> None:
-    """The ``distill:`` phase; a stop in it saves a checkpoint (the teacher data and the fit's
-    last epoch are on disk), and ``--resume`` continues it."""
+             log: Any, save: Any) -> list[Any]:
+    """The ``distill:`` phase (returns an ensemble's members past ``model.policy``); a stop in
+    it saves a checkpoint (the teacher data and the fits' last epochs are on disk), and
+    ``--resume`` continues it."""
     from pyanitsa.training import checkpoint as ck
     from pyanitsa.training.distill import DistillStopped, distill
 
     try:
-        distill(model.policy, *game, cfg.distill.model_dump(), run, stop,
-                cfg.progress, log)
+        return distill(model.policy, *game, cfg.distill.model_dump(), run, stop,
+                       cfg.progress, log, cfg.algorithm)
     except DistillStopped:
         raise ck.TrainingStopped(stop["signum"], 0, save()) from None
 
@@ -294,18 +303,19 @@ def _restore(ckpt: dict[str, Any], venv: Any, league: Any, evaluator: Any,
     ck.set_rng_states(ckpt["rng"])
 
 
-def _finish(cfg: TrainConfig, run: Path, model: Any, meta_fn: Any, evaluator: Any, *,
-            force: bool, log: Any) -> list[Any]:
-    """Save the policy (and export it), then the final evaluation."""
+def _finish(cfg: TrainConfig, run: Path, nets: list[Any], meta_fn: Any, evaluator: Any,
+            model: Any, *, force: bool, log: Any) -> list[Any]:
+    """Save the policy (``nets``: its members; and export it), then the final evaluation."""
     from pyanitsa.agents.policy_files import save_policy
 
-    save_policy(model.policy, meta_fn(), run / "model.pt")
-    if cfg.save_zip:
+    policy = nets if len(nets) > 1 else nets[0]
+    save_policy(policy, meta_fn(), run / "model.pt")
+    if cfg.save_zip and len(nets) == 1:  # an SB3 save holds one network: not an ensemble
         model.save(run / "model.zip")
     if cfg.export:
         if not force:  # checked before training too; another run may have exported since
             _refuse_overwrite(cfg.export)
-        exported = save_policy(model.policy, meta_fn(), cfg.export)
+        exported = save_policy(policy, meta_fn(), cfg.export)
         log(f"exported the policy to {exported}")
     return evaluator.evaluate(cfg.eval.final_deals or cfg.eval.deals, final=True) \
         if cfg.eval.baselines else []
