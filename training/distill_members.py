@@ -78,58 +78,72 @@ def _epochs_done(path: Path, network: dict[str, Any]) -> int:
 
 def _run_jobs(jobs: list[tuple[Any, ...]], workers: int, total: int, initial: int,
               stop: Mapping[str, Any], progress: bool) -> None:
-    """The fits on ``workers`` processes, one bar over every member's epochs."""
+    """The fits on ``workers`` processes at a time, one bar over every member's epochs.
+
+    Plain processes and one pipe, not a ``Pool``: a pool's queues hold semaphores that, with
+    ``spawn``, outlive a pool not yet collected at exit (a "leaked semaphore" warning). Each
+    message is one small write (under ``PIPE_BUF``), so the workers' writes never interleave.
+    """
     from tqdm.auto import tqdm
 
     ctx = mp.get_context("spawn")
-    # a pipe, not a queue: a terminated worker leaves a queue's semaphores behind. Every tick
-    # is one small write (under PIPE_BUF), so the workers' writes never interleave.
-    ticks, tell = ctx.Pipe(duplex=False)
+    inbox, tell = ctx.Pipe(duplex=False)
     bar = tqdm(total=total, initial=initial, unit="epoch", disable=not progress,
                desc=f"fit {len(jobs)} members to the teacher", dynamic_ncols=True)
-    pool = ctx.Pool(workers, initializer=_start_worker, initargs=(tell,))
+    waiting, running = list(jobs), []
     try:
-        result = pool.map_async(_member_job, jobs, chunksize=1)
-        while not result.ready():
+        while waiting or running:
+            while waiting and len(running) < workers:
+                running.append(ctx.Process(target=_member_job, args=(waiting.pop(0), tell)))
+                running[-1].start()
             if stop.get("signum"):
                 raise DistillStopped
-            result.wait(0.2)
-            while ticks.poll():
-                bar.update(ticks.recv())
-        result.get()  # a worker's exception, raised here
-        pool.close()
+            ended = [p for p in running if p.exitcode is not None]
+            _read(inbox, bar, 0.2)  # after the exit codes: an ended fit's last words are in
+            for proc in ended:
+                if proc.exitcode != 0:
+                    raise RuntimeError(f"distill.members: a fit's process ended with exit "
+                                       f"code {proc.exitcode}")
+                running.remove(proc)
     finally:
-        pool.terminate()  # an epoch in progress is lost; the finished ones are on disk
-        pool.join()
-        ticks.close()
+        for proc in running:
+            proc.terminate()  # an epoch in progress is lost; the finished ones are on disk
+            proc.join()
+        inbox.close()
         tell.close()
         bar.close()
 
 
-_TICKS: Any = None
-"""In a worker: the pipe an epoch's end is told on."""
+def _read(inbox: Any, bar: Any, wait: float) -> None:
+    """Every message waiting: an epoch moves the bar, an error stops the run."""
+    while inbox.poll(wait):
+        kind, text = inbox.recv()
+        if kind == "error":
+            raise RuntimeError(f"distill.members: a fit failed: {text}")
+        bar.update()
+        wait = 0
 
 
-def _start_worker(ticks: Any) -> None:
-    global _TICKS
-    from pyanitsa.training.distill import _ignore_sigint
+def _member_job(job: tuple[Any, ...], tell: Any) -> None:
+    """One member's fit, in its own process: the network from the sidecar and its initial
+    weights; every finished epoch and any error told on ``tell``."""
+    import signal
+    import traceback
 
-    _ignore_sigint()
-    _TICKS = ticks
-
-
-def _member_job(args: tuple[Any, ...]) -> int:
-    """One member's fit, in a worker: the network from the sidecar and its initial weights."""
     import torch as th
 
     from pyanitsa.agents.policy_files import build_policy
     from pyanitsa.agents.policy_meta import PolicyMeta
 
-    meta_json, dcfg, folder, m, init = args
-    th.set_num_threads(1)
-    net = build_policy(PolicyMeta.from_json(meta_json, "member"))
-    net.load_state_dict(init)
-    fit_actor(net, load_teacher_data(Path(folder), int(dcfg["deals"])), dcfg,
-              member_path(Path(folder), m), {}, False, lambda _: None, m,
-              lambda: _TICKS.send(1))
-    return m
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides; it terminates us
+    meta_json, dcfg, folder, m, init = job
+    try:
+        th.set_num_threads(1)
+        net = build_policy(PolicyMeta.from_json(meta_json, "member"))
+        net.load_state_dict(init)
+        fit_actor(net, load_teacher_data(Path(folder), int(dcfg["deals"])), dcfg,
+                  member_path(Path(folder), m), {}, False, lambda _: None, m,
+                  lambda: tell.send(("epoch", "")))
+    except Exception as exc:  # noqa: BLE001  (told to the parent, which stops the run)
+        tell.send(("error", f"member {m}: {type(exc).__name__}: {exc}"))
+        traceback.print_exc()
