@@ -327,7 +327,7 @@ def write_curve(run: Path, curves: list[list[dict[str, float]]]) -> None:
                                   ("held_kl", "held-out deals", "-")):
             name = f"member {m}, {label}" if several else label
             ax.plot([r["epoch"] for r in curve], [r[key] for r in curve], style, marker="o",
-                    label=name)
+                    color=f"C{m}" if several else None, label=name)
     ax.set_xlabel("epoch")
     ax.set_ylabel("KL(teacher || policy), nats a decision")
     ax.set_title("distillation of the teacher")
