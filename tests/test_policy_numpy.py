@@ -112,7 +112,8 @@ def test_the_observation_encodes_without_gymnasium(tmp_path):
 
 @pytest.fixture(scope="module")
 def torch_policies(tmp_path_factory):
-    """The shipped policy and a small Tanh one saved by ``save_policy``: (path, torch policy)."""
+    """The shipped policy and a small Tanh one saved by ``save_policy``: (path, torch policy;
+    an ensemble's: a list of them)."""
     torch = pytest.importorskip("torch")
     from pyanitsa.agents.policy import build_policy, load_policy, save_policy
 
@@ -132,12 +133,16 @@ def test_numpy_logits_equal_torch_logits(torch_policies):
     obs = played_observations(200)
     assert len(obs) == 200 * 2 * 18
     for path, policy in torch_policies:
-        actor, _ = load_numpy_policy(path)
-        with torch.no_grad():
-            want = action_logits(policy, torch.from_numpy(obs)).numpy()
-        got = actor.logits(obs)
-        assert got.shape == want.shape
-        assert np.abs(got - want).max() < 1e-5, path
+        actors, _ = load_numpy_policy(path)
+        nets = policy if isinstance(policy, list) else [policy]
+        actors = actors if isinstance(actors, list) else [actors]
+        assert len(actors) == len(nets)
+        for actor, net in zip(actors, nets, strict=True):
+            with torch.no_grad():
+                want = action_logits(net, torch.from_numpy(obs)).numpy()
+            got = actor.logits(obs)
+            assert got.shape == want.shape
+            assert np.abs(got - want).max() < 1e-5, path
 
 
 @pytest.mark.usefixtures("one_torch_thread")
@@ -149,7 +154,8 @@ def test_numpy_play_is_torch_play(torch_policies, greedy):
         flag = ", greedy=True" if greedy else ""
         fast = make_agent(f"ppo:{path}(backend=numpy{flag})")
         slow = make_agent(f"ppo:{path}(backend=torch{flag})")
-        assert isinstance(fast.policy, NumpyActor) and not isinstance(slow.policy, NumpyActor)
+        assert all(isinstance(m, NumpyActor) for m in fast.members)
+        assert not any(isinstance(m, NumpyActor) for m in slow.members)
         rngs = [[np.random.default_rng(i) for i in range(len(vs))] for _ in range(2)]
         assert fast.order_hands(vs, rngs[0]) == slow.order_hands(vs, rngs[1])
 
@@ -158,7 +164,7 @@ def test_ppo_plays_from_numpy_when_the_npz_is_there(torch_policies, tmp_path):
     path = torch_policies[1][0]
     assert path.with_suffix(".npz").is_file()  # save_policy wrote it
     assert isinstance(make_agent(f"ppo:{path}").policy, NumpyActor)
-    assert isinstance(make_agent("ppo:tactical-2p").policy, NumpyActor)
+    assert all(isinstance(m, NumpyActor) for m in make_agent("ppo:tactical-2p").members)
     # with only the .npz and the sidecar, a stem still resolves, and torch says what it lacks
     for suffix in (".npz", ".json"):
         (tmp_path / f"only{suffix}").write_bytes(path.with_suffix(suffix).read_bytes())
@@ -174,10 +180,14 @@ def test_ppo_plays_from_numpy_when_the_npz_is_there(torch_policies, tmp_path):
 
 @pytest.fixture
 def npz_copy(tmp_path):
-    """A copy of the shipped sidecar with a writer of ``.npz`` files beside it."""
-    (tmp_path / "p.json").write_bytes(SHIPPED.with_suffix(".json").read_bytes())
-    meta = load_numpy_policy(SHIPPED)[1]
-    good = dict(np.load(SHIPPED.with_suffix(".npz"), allow_pickle=False))
+    """The shipped policy's first network as a one-network policy (its sidecar without
+    ``members``, its arrays under their one-network names), with a writer of ``.npz`` files."""
+    side = json.loads(SHIPPED.with_suffix(".json").read_text())
+    pre = "m0." if side.pop("members", 1) > 1 else ""
+    (tmp_path / "p.json").write_text(json.dumps(side))
+    meta = PolicyMeta.from_json(side, "p.json")
+    shipped = np.load(SHIPPED.with_suffix(".npz"), allow_pickle=False)
+    good = {k[len(pre):]: shipped[k] for k in shipped.files if k.startswith(pre)}
     assert set(good) == set(actor_shapes(meta))
 
     def write(arrays):
