@@ -300,10 +300,8 @@ def simulate(rules: Rules, players: int, games: int, seed: int, *, workers: int 
     scores, wins, out = _tactical.simulate_chunks(prm, strength, players, dealer_fixed, useed,
                                                   first, games, chunk)
     seconds = time.perf_counter() - start
-    scores, wins = scores[:, :players], wins[:, :players]
-    sole = out[:, _tactical.T_NWIN] == 1
-    winner = np.where(sole, wins.argmax(axis=1), -1)
-    outcome = np.where(sole, WIN, DRAW)
+    winner = out[:, _tactical.T_WINNER]
+    outcome = np.where(winner >= 0, WIN, DRAW)
     return Simulation(rules, players, seed, out[:, _tactical.T_ROUNDS],
                       out[:, _tactical.T_SHOWDOWNS], outcome, winner, scores, wins,
                       seconds=seconds)

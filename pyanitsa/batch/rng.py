@@ -67,8 +67,9 @@ def deal_s(s, players, deck_size, equal, dealer_fixed, cards, strength, seats, s
         s, dealer = randbelow_s(s, players)
     else:
         dealer = dealer_fixed
+    # the deck's strengths shuffled are the shuffled deck's strengths (one lookup less a card)
     for i in range(deck_size):
-        cards[i] = i
+        cards[i] = strength[i]
     s = shuffle_s(cards, deck_size, s)
     dealt = deck_size - deck_size % players if equal else deck_size
     first = dealer + 1
@@ -78,7 +79,7 @@ def deal_s(s, players, deck_size, equal, dealer_fixed, cards, strength, seats, s
     t = first
     pos = 0
     for i in range(dealt):
-        seats[t, pos] = strength[cards[i]]
+        seats[t, pos] = cards[i]
         t += 1
         if t == players:
             t = 0
