@@ -16,8 +16,8 @@ from pyanitsa.batch.rng import deal_s, derive_seed1
 
 # columns of a result row (scores and the winner mask are arrays of their own); T_WINNER is the
 # sole winner's seat, or -1 when the win is shared
-T_ROUNDS, T_SHOWDOWNS, T_REMOVED, T_NWIN, T_WINNER = 0, 1, 2, 3, 4
-N_TRESULT = 5
+T_ROUNDS, T_SHOWDOWNS, T_REMOVED, T_WINNER = 0, 1, 2, 3
+N_TRESULT = 4
 
 
 @njit(cache=True)
@@ -100,8 +100,8 @@ def play_hands(hands, lens, players, prm, scores, wins, out, row, nxt, played, c
 
 @njit(cache=True, _nrt=False, inline="always")
 def store_winners(scores, wins, out, row, players, misere):
-    """The winner mask of row ``row``'s scores (misère: the lowest wins), how many share the
-    win and the sole winner's seat (-1 when shared)."""
+    """The winner mask of row ``row``'s scores (misère: the lowest wins) and the sole winner's
+    seat (-1 when the win is shared)."""
     best = scores[row, 0]
     for s in range(1, players):
         v = scores[row, s]
@@ -115,7 +115,6 @@ def store_winners(scores, wins, out, row, players, misere):
         nwin += win
         if win:
             winner = s
-    out[row, T_NWIN] = nwin
     out[row, T_WINNER] = winner if nwin == 1 else -1
 
 
@@ -172,7 +171,6 @@ def store_pair(scores, wins, out, row, sa, sb, rounds, showdowns, removed, miser
     out[row, T_ROUNDS] = rounds
     out[row, T_SHOWDOWNS] = showdowns
     out[row, T_REMOVED] = removed
-    out[row, T_NWIN] = 2 if sa == sb else 1
 
 
 @njit(cache=True, _nrt=False, inline="always")
