@@ -249,6 +249,31 @@ def _option_choices() -> dict[str, tuple[str, ...]]:
 OPTION_CHOICES: dict[str, tuple[str, ...]] = _option_choices()
 """Every option whose type is a ``Literal``, with its values in their declared order."""
 
+_INT_RANGES = {"stakes": range(1, MAX_STAKES + 1), "max_rounds": range(1, MAX_ROUNDS_LIMIT + 1)}
+
+
+def option_domains(mode: Mode) -> dict[str, tuple[Any, ...] | range]:
+    """What each option of a ``mode`` game can hold, read from the fields of :class:`Rules`: a
+    ``Literal``'s values, ``(False, True)`` for a flag, a ``range`` for a number; ``mode``,
+    ``deck`` and ``dealer`` (its seats depend on the players) aside, and tactical games without
+    the classic-only options. Test generators draw every option from here, so an option is
+    fuzzed on every engine the day it is added. A combination drawn can still be impossible
+    (``stakes`` needs ``dispute: down_up``); :class:`Rules` refuses it naming the key first."""
+    hints = get_type_hints(Rules)
+    out: dict[str, tuple[Any, ...] | range] = {}
+    for name in _FIELDS:
+        if name == "dealer" or (mode == "tactical" and name in CLASSIC_ONLY):
+            continue
+        if name in OPTION_CHOICES:
+            out[name] = OPTION_CHOICES[name]
+        elif hints[name] is bool:
+            out[name] = (False, True)
+        elif name in _INT_RANGES:
+            out[name] = _INT_RANGES[name]
+        else:  # a new kind of option: say what it can hold above
+            raise TypeError(f"option_domains: no domain for the option {name!r}")
+    return out
+
 _CLASSIC_DEFAULTS = {f.name: f.default for f in dataclasses.fields(Rules)
                      if f.name not in ("mode", "deck")}
 

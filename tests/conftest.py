@@ -1,5 +1,6 @@
 """Shared fixtures: locations of the cross-project files in ``../shared``, torch on one thread
-for the tests that train, and the benchmark scripts as modules.
+for the tests that train, the benchmark scripts as modules, and this folder on ``sys.path`` for
+the helper modules beside the tests.
 
 The tests of Ctrl-C send SIGINT, to this process and to the commands they start. A suite run
 in the background of a shell without job control (``nohup bash script &``) inherits SIGINT
@@ -19,6 +20,9 @@ if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 SHARED_DIR = REPO_ROOT.parent / "shared"
+# the helper modules beside the tests (rules_space.py) import by name; appended, so that no
+# test module's name can shadow an installed one
+sys.path.append(str(Path(__file__).resolve().parent))
 
 
 @pytest.fixture(scope="session")

@@ -8,6 +8,7 @@ import random
 
 import numpy as np
 import pytest
+from rules_space import random_options, valid_rules
 
 from pyanitsa.batch.api import CAPPED, CYCLE, DRAW, WIN
 from pyanitsa.batch.deals import SeededDealer
@@ -16,7 +17,7 @@ from pyanitsa.enumeration import enumerate_deals
 from pyanitsa.records import Record
 from pyanitsa.results import Termination
 from pyanitsa.rng import derive_seed
-from pyanitsa.rules import OPTION_CHOICES, Rules
+from pyanitsa.rules import OPTION_CHOICES, Rules, option_domains
 
 batch = pytest.importorskip("pyanitsa.batch")
 
@@ -34,25 +35,21 @@ def random_deck(rnd: random.Random) -> Deck:
     return Deck.research(rnd.randint(1, 13), rnd.randint(1, 4), rnd.choice([0, 0, 0, 1, 2]))
 
 
+SHAPE = {
+    # caps that games reach, and the common settings more often than a uniform draw would
+    "max_rounds": lambda rnd: rnd.choice([1, 5, 40, 150, 400, 1500]),
+    "detect_cycles": lambda rnd: rnd.random() < 0.85,
+    "misere": lambda rnd: rnd.random() < 0.15,
+}
+"""How some options are drawn; every other option, a new one included, is drawn uniformly from
+``option_domains`` (tests/rules_space.py)."""
+REFUSED = {"pickup_order": ("agent",)}
+"""The batch core refuses agent pickups (it has no agent to ask)."""
+
+
 def random_rules(rnd: random.Random, mode: str) -> Rules:
     deck = random_deck(rnd)
-    opts: dict = {"weakest_beats_ace": rnd.random() < 0.4,
-                  "cycle_rule": rnd.choice(CHOICES["cycle_rule"]),
-                  "misere": rnd.random() < 0.15}
-    if mode == "classic":
-        opts["dispute"] = rnd.choice(CHOICES["dispute"])
-        if opts["dispute"] == "down_up":
-            opts["stakes"] = rnd.randint(1, 3)
-        opts["dispute_exhausted"] = rnd.choice(CHOICES["dispute_exhausted"])
-        opts["pickup_to"] = rnd.choice(CHOICES["pickup_to"])
-        if opts["pickup_to"] == "won_pile" and rnd.random() < 0.25:
-            opts["refill"] = "shuffle"
-        opts["pickup_order"] = rnd.choice(PICKUP_ORDERS)
-        opts["new_tour_on_elimination"] = rnd.random() < 0.3
-        opts["detect_cycles"] = rnd.random() < 0.85
-        opts["max_rounds"] = rnd.choice([1, 5, 40, 150, 400, 1500])
-        opts["deal"] = rnd.choice(CHOICES["deal"])
-    return Rules.from_options(opts, mode=mode, deck=deck)
+    return valid_rules(random_options(rnd, mode, SHAPE, REFUSED), mode, deck)
 
 
 def random_record(rnd: random.Random) -> Record:
@@ -78,13 +75,18 @@ def random_record(rnd: random.Random) -> Record:
 
 
 def test_random_rules_draw_every_value() -> None:
-    """The generator reaches every value of every option (agent pickups aside: the batch core
-    refuses them), so a new option or value is never left out of the parity tests."""
+    """The generator reaches every value of every option of both modes (agent pickups aside:
+    the batch core refuses them), so a new option or value is never left out of the parity
+    tests."""
     rnd = random.Random(3)
-    drawn = [random_rules(rnd, mode) for mode in ("classic", "tactical") for _ in range(400)]
-    for option, values in CHOICES.items():
-        missed = {v for v in values if v != "agent"} - {getattr(r, option) for r in drawn}
-        assert not missed, f"random_rules never draws {option}: {sorted(missed)}"
+    for mode in ("classic", "tactical"):
+        drawn = [random_rules(rnd, mode) for _ in range(400)]
+        for option, values in option_domains(mode).items():
+            if isinstance(values, range):
+                continue
+            missed = set(values) - set(REFUSED.get(option, ())) - {getattr(r, option)
+                                                                     for r in drawn}
+            assert not missed, f"random_rules never draws {mode} {option}: {sorted(missed)}"
 
 
 def check_parity(records: list[Record]) -> None:

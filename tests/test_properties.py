@@ -8,6 +8,7 @@ from collections import Counter
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from rules_space import option_strategies, valid_rules
 
 from pyanitsa import ClassicGame, Deck, Record, Rng, Rules, TacticalGame, deal
 from pyanitsa.classic import PickupRequest
@@ -30,40 +31,22 @@ seeds = st.integers(0, 2**64 - 1)
 
 @st.composite
 def classic_setups(draw, *, pickup_orders=FIXED_ORDERS):
+    """Rules with every classic option drawn (tests/rules_space.py: a new option is drawn here
+    the day it exists), players, and a seed."""
     deck = draw(decks)
     players = draw(st.integers(2, min(8, deck.size)))
-    dispute = draw(st.sampled_from(CHOICES["dispute"]))
-    pickup_to = draw(st.sampled_from(CHOICES["pickup_to"]))
-    options = {
-        "weakest_beats_ace": draw(st.booleans()),
-        "cycle_rule": draw(st.sampled_from(CHOICES["cycle_rule"])),
-        "dispute": dispute,
-        "dispute_exhausted": draw(st.sampled_from(CHOICES["dispute_exhausted"])),
-        "pickup_to": pickup_to,
-        "pickup_order": draw(st.sampled_from(pickup_orders)),
-        "misere": draw(st.booleans()),
-        "new_tour_on_elimination": draw(st.booleans()),
-        "detect_cycles": draw(st.booleans()),
-        "max_rounds": draw(st.one_of(st.just(300), st.integers(1, 300))),
-        "deal": draw(st.sampled_from(CHOICES["deal"])),
-        "dealer": draw(st.one_of(st.just("random"), st.integers(0, players - 1))),
-    }
-    if dispute == "down_up":
-        options["stakes"] = draw(st.integers(1, 3))
-    if pickup_to == "won_pile":
-        options["refill"] = draw(st.sampled_from(CHOICES["refill"]))
-    rules = Rules.from_options(options, deck=deck)
-    return rules, players, draw(seeds)
+    shape = {"pickup_order": st.sampled_from(pickup_orders),
+             "max_rounds": st.one_of(st.just(300), st.integers(1, 300))}
+    options = draw(option_strategies("classic", shape))
+    options["dealer"] = draw(st.one_of(st.just("random"), st.integers(0, players - 1)))
+    return valid_rules(options, "classic", deck), players, draw(seeds)
 
 
 @st.composite
 def tactical_setups(draw):
     deck = draw(decks)
     players = draw(st.integers(2, min(8, deck.size)))
-    options = {"weakest_beats_ace": draw(st.booleans()),
-               "cycle_rule": draw(st.sampled_from(CHOICES["cycle_rule"])),
-               "misere": draw(st.booleans())}
-    return Rules.from_options(options, mode="tactical", deck=deck), players, draw(seeds)
+    return valid_rules(draw(option_strategies("tactical")), "tactical", deck), players, draw(seeds)
 
 
 def seeded_agent(seed: int):

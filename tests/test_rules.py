@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 from pyanitsa import Deck, InvalidRulesError, Rules, preset
@@ -183,3 +185,29 @@ def test_to_options_round_trip(rules: Rules) -> None:
     assert "mode" not in options and "deck" not in options
     again = Rules.from_options(options, mode=rules.mode, deck=rules.deck)
     assert again == rules
+
+
+def test_option_domains_cover_every_option() -> None:
+    """Every option has a domain the test generators draw from (tests/rules_space.py); a
+    tactical game's leaves out the classic-only options, and a range's ends are the limits
+    ``Rules`` itself enforces."""
+    from pyanitsa.rules import CLASSIC_ONLY, option_domains
+
+    fields = {f.name for f in dataclasses.fields(Rules)} - {"mode", "deck", "dealer"}
+    classic, tactical = option_domains("classic"), option_domains("tactical")
+    assert set(classic) == fields
+    assert set(tactical) == fields - CLASSIC_ONLY
+    base = Rules.default("classic").replace(dispute="down_up")
+    for name, domain in classic.items():
+        if isinstance(domain, range):
+            for ok in (domain.start, domain.stop - 1):
+                assert getattr(base.replace(**{name: ok}), name) == ok
+            for bad in (domain.start - 1, domain.stop):
+                with pytest.raises(InvalidRulesError, match=f"^{name}: "):
+                    base.replace(**{name: bad})
+        else:  # each value is taken, or refused alone as a combination naming the option
+            for v in domain:
+                try:
+                    assert getattr(Rules.from_options({name: v}), name) == v
+                except InvalidRulesError as exc:
+                    assert str(exc).startswith(f"{name}: {v} needs "), exc
