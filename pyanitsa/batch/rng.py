@@ -75,22 +75,17 @@ def deal_s(s, players, deck_size, equal, dealer_fixed, cards, strength, seats, s
     first = dealer + 1
     if first == players:
         first = 0
-    # card i goes to seat first + i (round the table), position i // players
-    t = first
-    pos = 0
-    for i in range(dealt):
-        seats[t, pos] = cards[i]
-        t += 1
-        if t == players:
-            t = 0
-        if t == first:
-            pos += 1
+    # card i goes to seat first + i (round the table), position i // players: seat by seat,
+    # a strided copy with no branch in it
     extra = dealt % players
     for k in range(players):
         u = first + k
         if u >= players:
             u -= players
-        seat_len[u] = dealt // players + (1 if k < extra else 0)
+        n = dealt // players + (1 if k < extra else 0)
+        for pos in range(n):
+            seats[u, pos] = cards[k + pos * players]
+        seat_len[u] = n
     return s, dealer
 
 
