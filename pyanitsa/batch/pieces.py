@@ -230,6 +230,8 @@ def order_table(tab, buf, nt, how, winner, lead, players, s):
 def pair_first(how, a, b, winner, s):
     """:func:`order_table` for a two-card table (leader's ``a``, then ``b``, step 0) without
     writing it out: whether ``a`` goes under first, and the generator state."""
+    if how == WINNER_FIRST:  # the commonest order, without the key chain (war-52's)
+        return winner == 0, s
     if how == SHUFFLED:  # Fisher-Yates of two cards: one draw, a swap unless it is 1
         s, j = randbelow_s(s, 2)
         return j == 1, s
