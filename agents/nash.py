@@ -49,6 +49,10 @@ DEFAULT_ITERATIONS = 100
 """CFR+ iterations. One solve serves both hands of a deal: 1.4 s median, 2.5 s worst over 12
 full 36-card deals on one core of the benchmark machine (150 iterations: 2.0 s and 3.7 s, and
 a best response gains 0.115 against 0.147 at 100; BENCHMARKS.md, "Strength")."""
+Algorithm = Literal["cfr+", "dcfr"]
+"""How the passes learn (:func:`pyanitsa.agents.nash_kernels.cfr`): ``cfr+`` (regret matching+,
+linear averaging) or ``dcfr`` (discounted regrets, quadratic averaging), which reaches the same
+gap in about two thirds of the iterations (BENCHMARKS.md, "A faster teacher")."""
 DEFAULT_MAX_STATES = 60_000
 """Sub-multisets of a hand above which the agent falls back (19,683 at most in the 36-card
 deck; a 26-card hand of the 52-card deck has up to 1.6 million)."""
@@ -73,22 +77,23 @@ def hand_counts(rules: Rules, ranks: list[int]) -> np.ndarray:
     return np.bincount(np.asarray(ranks, np.int64), minlength=rank_table(rules).num_ranks)
 
 
-def solve(rules: Rules, mine: np.ndarray, theirs: np.ndarray, iterations: int) -> DealStrategy:
+def solve(rules: Rules, mine: np.ndarray, theirs: np.ndarray, iterations: int,
+          algorithm: Algorithm = "cfr+") -> DealStrategy:
     """Both seats' strategies, cached by the unordered pair of hands."""
     a, b = tuple(int(c) for c in mine), tuple(int(c) for c in theirs)
-    return _solve(rules, *sorted((a, b)), iterations)
+    return _solve(rules, *sorted((a, b)), iterations, algorithm)
 
 
 @lru_cache(maxsize=8)
-def _solve(rules: Rules, c0: tuple[int, ...], c1: tuple[int, ...], iterations: int
-           ) -> DealStrategy:
-    return _cfr(rules, np.array(c0, np.int64), np.array(c1, np.int64), iterations)
+def _solve(rules: Rules, c0: tuple[int, ...], c1: tuple[int, ...], iterations: int,
+           algorithm: Algorithm) -> DealStrategy:
+    return _cfr(rules, np.array(c0, np.int64), np.array(c1, np.int64), iterations, algorithm)
 
 
-def _cfr(rules: Rules, c0: np.ndarray, c1: np.ndarray, iterations: int, *model: Any
-         ) -> DealStrategy:
-    """:func:`pyanitsa.agents.nash_kernels.cfr_plus` on the hands ``c0``, ``c1``; ``model``
-    its optional ``p0, m1, p1, m0``."""
+def _cfr(rules: Rules, c0: np.ndarray, c1: np.ndarray, iterations: int, algorithm: Algorithm,
+         p0: float = 0.0, m1: Any = None, p1: float = 0.0, m0: Any = None) -> DealStrategy:
+    """:func:`pyanitsa.agents.nash_kernels.cfr` on the hands ``c0``, ``c1``, with the opponent
+    models ``p0, m1, p1, m0`` it takes."""
     start = time.perf_counter()
     table = rank_table(rules)
     counts = (np.asarray(c0, np.int64), np.asarray(c1, np.int64))
@@ -96,7 +101,8 @@ def _cfr(rules: Rules, c0: np.ndarray, c1: np.ndarray, iterations: int, *model: 
     avg = tuple(np.zeros((int(nk.multipliers(c)[1]) * (table.num_ranks + 1), table.num_ranks),
                          np.float32) for c in counts)
     cmp = kernels.cmp_table(table).astype(np.int64)
-    nk.cfr_plus(counts[0], counts[1], cmp, -1 if rules.misere else 1, iterations, *avg, *model)
+    nk.cfr(counts[0], counts[1], cmp, -1 if rules.misere else 1, iterations, *avg, p0, m1, p1, m0,
+           algorithm == "dcfr")
     return DealStrategy(counts, (avg[0], avg[1]), iterations, time.perf_counter() - start)
 
 
@@ -126,11 +132,12 @@ def model_marginals(rules: Rules, model: Any, mine: HandView, samples: int
 
 
 def respond(rules: Rules, mine: np.ndarray, theirs: np.ndarray, iterations: int,
-            model: tuple[np.ndarray, np.ndarray], confidence: float) -> DealStrategy:
+            model: tuple[np.ndarray, np.ndarray], confidence: float,
+            algorithm: Algorithm = "cfr+") -> DealStrategy:
     """The restricted Nash response of the hand ``mine`` (seat 0 of the result) to an opponent
     that plays the marginals ``model`` with probability ``confidence`` and anything otherwise
-    (:func:`pyanitsa.agents.nash_kernels.cfr_plus`); seat 1 holds the adversary's strategy."""
-    return _cfr(rules, mine, theirs, iterations, float(confidence), model, 0.0, None)
+    (:func:`pyanitsa.agents.nash_kernels.cfr`); seat 1 holds the adversary's strategy."""
+    return _cfr(rules, mine, theirs, iterations, algorithm, float(confidence), model)
 
 
 Response = Literal["restricted", "mutual"]
@@ -140,7 +147,8 @@ alone (:func:`respond`). ``mutual``: both seats respond, each against the other'
 
 
 def respond_mutual(rules: Rules, hands: Sequence[Sequence[Card]], iterations: int,
-                   model: Any, confidence: float, samples: int = MODEL_SAMPLES) -> DealStrategy:
+                   model: Any, confidence: float, samples: int = MODEL_SAMPLES,
+                   algorithm: Algorithm = "cfr+") -> DealStrategy:
     """Both seats' *mutual* responses to ``model``: each seat learns against an opponent that
     plays the model with probability ``confidence`` and the other seat's learned strategy
     otherwise. The hands are solved in sorted order (like :func:`solve`: either seating of a
@@ -159,7 +167,7 @@ def respond_mutual(rules: Rules, hands: Sequence[Sequence[Card]], iterations: in
     theirs = [model_marginals(rules, model, v, samples) for v in views]  # the model holding 1-k
     p = float(confidence)
     return _cfr(rules, np.array(counts[0], np.int64), np.array(counts[1], np.int64),
-                iterations, p, theirs[0], p, theirs[1])
+                iterations, algorithm, p, theirs[0], p, theirs[1])
 
 
 def states_of(counts: np.ndarray) -> int:
@@ -175,7 +183,8 @@ class NashAgent(FallingBack, BaseAgent):
     sampled; falls back to ``fallback`` (default ``random``) with 3+ players, cards set aside
     or hands over ``max_states``.
 
-    Parameters: ``iterations`` CFR+ iterations per deal; ``max_states`` sub-multisets of a hand
+    Parameters: ``iterations`` CFR+ iterations per deal (``algorithm="dcfr"``: discounted CFR
+    iterations, :data:`Algorithm`); ``max_states`` sub-multisets of a hand
     it solves up to; ``fallback`` the agent spec it uses otherwise.
 
     With ``model`` (an agent spec) and ``confidence`` ``p`` it plays the *restricted Nash
@@ -190,7 +199,8 @@ class NashAgent(FallingBack, BaseAgent):
     def __init__(self, *, iterations: int = DEFAULT_ITERATIONS,
                  max_states: int = DEFAULT_MAX_STATES, fallback: str = "random",
                  model: str | None = None, confidence: float = 0.0,
-                 model_samples: int = MODEL_SAMPLES, response: Response = "restricted") -> None:
+                 model_samples: int = MODEL_SAMPLES, response: Response = "restricted",
+                 algorithm: Algorithm = "cfr+") -> None:
         if iterations < 1 or max_states < 1 or model_samples < 1:
             raise ValueError("iterations, max_states and model_samples must be at least 1")
         if not 0.0 <= confidence <= 1.0:
@@ -200,6 +210,9 @@ class NashAgent(FallingBack, BaseAgent):
                              "is expected to play and how often (0 < confidence <= 1)")
         if response not in ("restricted", "mutual"):
             raise ValueError(f"response={response!r}: 'restricted' or 'mutual'")
+        if algorithm not in ("cfr+", "dcfr"):
+            raise ValueError(f"algorithm={algorithm!r}: 'cfr+' or 'dcfr'")
+        self.algorithm = algorithm
         self.response = response
         self.model_spec = model
         self.model = make_agent(model) if model is not None else None
@@ -224,7 +237,7 @@ class NashAgent(FallingBack, BaseAgent):
         """One CFR+ iteration: the same kernels, a few milliseconds."""
         lite = NashAgent(iterations=1, max_states=self.max_states, fallback=self.fallback_spec,
                          model=self.model_spec, confidence=self.confidence, model_samples=1,
-                         response=self.response)
+                         response=self.response, algorithm=self.algorithm)
         lite._fallback = self.fallback
         lite.model = self.model  # the warmed one
         return lite
@@ -247,7 +260,7 @@ class NashAgent(FallingBack, BaseAgent):
         mine = hand_counts(view.rules, view.hand_ranks())
         theirs = np.array(view.unseen, np.int64)
         if self.model is None:
-            deal = solve(view.rules, mine, theirs, self.iterations)
+            deal = solve(view.rules, mine, theirs, self.iterations, self.algorithm)
             return deal, deal.seat_of(mine)
         pair = (tuple(mine.tolist()), tuple(theirs.tolist()))
         mutual = self.response == "mutual"
@@ -263,9 +276,10 @@ class NashAgent(FallingBack, BaseAgent):
         if self.response == "mutual":
             return respond_mutual(view.rules, [list(view.hand), unseen_cards(view)],
                                   self.iterations, self.model, self.confidence,
-                                  self.model_samples)
+                                  self.model_samples, self.algorithm)
         marg = model_marginals(view.rules, self.model, view, self.model_samples)
-        return respond(view.rules, mine, theirs, self.iterations, marg, self.confidence)
+        return respond(view.rules, mine, theirs, self.iterations, marg, self.confidence,
+                       self.algorithm)
 
     def order_hand(self, view: HandView, rng: np.random.Generator) -> list[Card]:
         start = time.perf_counter()
@@ -277,7 +291,8 @@ class NashAgent(FallingBack, BaseAgent):
         deal, seat = self.strategy(view)
         us = rng.random((1, view.hand_size))
         order = nk.sample_orders(deal.avg[seat], deal.counts[seat], us)[0]
-        self.last_info = {"agent": "nash", "solved": True, "iterations": deal.iterations,
+        self.last_info = {"agent": "nash", "solved": True, "algorithm": self.algorithm,
+                          "iterations": deal.iterations,
                           "solve_seconds": deal.seconds,
                           "states": states_of(deal.counts[seat]),
                           "ms": (time.perf_counter() - start) * 1000.0}

@@ -37,8 +37,8 @@ pytestmark = pytest.mark.usefixtures("one_torch_thread")
 REPO = Path(__file__).resolve().parents[1]
 RULES = preset("tactical")
 LAYOUT = TacticalLayout(RULES, 2)
-TEACHER = {"deals": 4, "holdout": 1, "samples": 2, "iterations": 3, "seed": 5, "workers": 1,
-           "epochs": 3, "lr": 3e-3, "batch_size": 32}
+TEACHER = {"deals": 4, "holdout": 1, "samples": 2, "iterations": 3, "algorithm": "cfr+",
+           "seed": 5, "workers": 1, "epochs": 3, "lr": 3e-3, "batch_size": 32}
 
 
 def played_rows(seed: int) -> tuple[np.ndarray, list[int]]:
@@ -132,18 +132,20 @@ def test_teacher_data_is_the_same_with_any_number_of_workers(tmp_path: Path) -> 
     assert not np.array_equal(load_teacher_data(tmp_path / "a", 4)["obs"], two["obs"])
 
 
-def test_a_model_teaches_one_seat_a_deal_its_restricted_nash_response() -> None:
+@pytest.mark.parametrize("algorithm", ["cfr+", "dcfr"])
+def test_a_model_teaches_one_seat_a_deal_its_restricted_nash_response(algorithm: str) -> None:
     """With ``model``, deal ``i`` teaches seat ``i % 2`` alone, and what it teaches is what the
-    ``nash(model=..., confidence=...)`` agent plays there."""
+    ``nash(model=..., confidence=..., algorithm=...)`` agent plays there."""
     from pyanitsa.agents import make_agent
     from pyanitsa.dealing import deal
     from pyanitsa.protocol import hand_view
     from pyanitsa.rng import Rng, derive_seed
 
-    cfg = {**TEACHER, "model": "tie_aware", "confidence": 0.3}
+    cfg = {**TEACHER, "model": "tie_aware", "confidence": 0.3, "algorithm": algorithm}
     data = teacher_chunk(RULES, cfg, 0)
     assert len(data["tgt"]) == 4 * 1 * 2 * LAYOUT.hand_size
-    agent = make_agent('nash(model="tie_aware", confidence=0.3, iterations=3)')
+    agent = make_agent(f'nash(model="tie_aware", confidence=0.3, iterations=3, '
+                       f'algorithm="{algorithm}")')
     plain = teacher_chunk(RULES, TEACHER, 0)
     for i in range(4):
         hands = deal(RULES, 2, Rng(derive_seed(TEACHER["seed"], i))).seats

@@ -91,7 +91,7 @@ def test_full_confidence_is_a_best_response_to_the_model_in_the_learned_payoff()
         assert got == pytest.approx(best, abs=0.05)
 
 
-def test_no_confidence_is_plain_cfr_plus() -> None:
+def test_no_confidence_is_plain_cfr() -> None:
     table = rank_table(RULES)
     cmp = cmp_table(table).astype(np.int64)
     hands = deal(RULES, 2, Rng(3)).seats
@@ -102,7 +102,7 @@ def test_no_confidence_is_plain_cfr_plus() -> None:
     def run(*extra):
         avg = [np.zeros((nk.multipliers(x)[1] * (table.num_ranks + 1), table.num_ranks),
                         np.float32) for x in c]
-        nk.cfr_plus(c[0], c[1], cmp, 1, 30, *avg, *extra)
+        nk.cfr(c[0], c[1], cmp, 1, 30, *avg, *extra)
         return avg
 
     plain, zero = run(), run(0.0, model, 0.0, model)
@@ -165,5 +165,5 @@ def test_mutual_with_both_seatings_is_one_solve_and_no_confidence_is_nash() -> N
     from pyanitsa.agents import nash
 
     zero = nash.respond_mutual(RULES, hands, 30, make_agent("tie_aware"), 0.0)
-    plain = nash._cfr(RULES, c[0], c[1], 30)
+    plain = nash._cfr(RULES, c[0], c[1], 30, "cfr+")
     assert all(np.array_equal(a, b) for a, b in zip(zero.avg, plain.avg, strict=True))

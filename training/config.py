@@ -17,6 +17,7 @@ from pydantic import (
     model_validator,
 )
 
+from pyanitsa.agents.nash import Algorithm
 from pyanitsa.agents.policy_meta import MAX_LAYERS, MAX_UNITS
 from pyanitsa.agents.specs import make_agent
 from pyanitsa.config import ConfigError, first_error
@@ -248,7 +249,10 @@ class DistillConfig(_Model):
     samples: int = Field(8, ge=1)
     """Orders drawn from each seat's solved strategy; every position of each is a decision."""
     iterations: int = Field(100, ge=1)
-    """CFR+ iterations a deal (``nash(iterations=...)``)."""
+    """Iterations a deal (``nash(iterations=...)``)."""
+    algorithm: Algorithm = "cfr+"
+    """How the teacher's passes learn (``nash(algorithm=...)``): ``dcfr`` reaches CFR+'s gap
+    at 100 iterations in about 70 (BENCHMARKS.md, "A faster teacher")."""
     model: str | None = None
     """An agent spec: the teacher is then ``nash(model=..., confidence=..., response=...)``,
     a response to it (one solve a deal)."""

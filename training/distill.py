@@ -82,9 +82,10 @@ def teacher_strategies(rules: Rules, dcfg: Mapping[str, Any], hands: Any, counts
     from pyanitsa.agents import nash
 
     if model is None:
-        strat = nash.solve(rules, counts[0], counts[1], dcfg["iterations"])
+        strat = nash.solve(rules, counts[0], counts[1], dcfg["iterations"], dcfg["algorithm"])
     elif dcfg.get("response") == "mutual":
-        strat = nash.respond_mutual(rules, hands, dcfg["iterations"], model, dcfg["confidence"])
+        strat = nash.respond_mutual(rules, hands, dcfg["iterations"], model, dcfg["confidence"],
+                                    algorithm=dcfg["algorithm"])
     else:
         return [_restricted(rules, dcfg, hands, counts, i % 2, model)]
     return [(seat, strat.avg[side], strat.counts[side])
@@ -100,7 +101,7 @@ def _restricted(rules: Rules, dcfg: Mapping[str, Any], hands: Any, counts: list,
     marg = nash.model_marginals(rules, model, hand_view(rules, seat, hands, 0),
                                 nash.MODEL_SAMPLES)
     strat = nash.respond(rules, counts[seat], counts[1 - seat], dcfg["iterations"], marg,
-                         dcfg["confidence"])
+                         dcfg["confidence"], dcfg["algorithm"])
     return seat, strat.avg[0], strat.counts[0]
 
 
@@ -182,7 +183,8 @@ def make_teacher_data(folder: Path, rules_options: dict[str, Any], dcfg: Mapping
         bar.close()
 
 
-TEACHER_KEYS = ("deals", "samples", "iterations", "seed", "model", "confidence", "response")
+TEACHER_KEYS = ("deals", "samples", "iterations", "algorithm", "seed", "model", "confidence",
+                "response")
 """What a chunk's bytes depend on (with the rules): the teacher folder is made anew if they
 change."""
 
