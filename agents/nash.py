@@ -52,7 +52,7 @@ a best response gains 0.115 against 0.147 at 100; BENCHMARKS.md, "Strength")."""
 Algorithm = Literal["cfr+", "dcfr"]
 """How the passes learn (:func:`pyanitsa.agents.nash_kernels.cfr`): ``cfr+`` (regret matching+,
 linear averaging) or ``dcfr`` (discounted regrets, quadratic averaging), which reaches the same
-gap in about two thirds of the iterations (BENCHMARKS.md, "A faster teacher")."""
+gap in about four fifths of the iterations (BENCHMARKS.md, "A faster teacher")."""
 DEFAULT_MAX_STATES = 60_000
 """Sub-multisets of a hand above which the agent falls back (19,683 at most in the 36-card
 deck; a 26-card hand of the 52-card deck has up to 1.6 million)."""

@@ -289,7 +289,7 @@ def cfr(c0, c1, cmp, sgn, iters, avg0, avg1, p0=0.0, m1=None, p1=0.0, m0=None,
     ``discounted`` runs DCFR(1.5, 0, 2) instead (Brown & Sandholm 2019): before iteration
     ``t + 1`` adds its regrets, a positive sum keeps ``t^1.5 / (t^1.5 + 1)`` of itself and a
     negative one half, and iteration ``t`` weighs ``t^2`` in the average. The same passes at
-    the same cost; it reaches a given gap in about two thirds of CFR+'s iterations here
+    the same cost; it reaches a given gap in about four fifths of CFR+'s iterations here
     (BENCHMARKS.md, "A faster teacher").
 
     With ``p0 > 0`` seat 0 learns against a seat 1 that plays the fixed model ``m1`` (its pair
