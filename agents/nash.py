@@ -46,9 +46,9 @@ nk = lazy_module("pyanitsa.agents.nash_kernels")
 kernels = lazy_module("pyanitsa.agents.kernels")
 
 DEFAULT_ITERATIONS = 100
-"""CFR+ iterations. One solve serves both hands of a deal: 1.4 s median, 2.5 s worst over 12
-full 36-card deals on one core of the benchmark machine (150 iterations: 2.0 s and 3.7 s, and
-a best response gains 0.115 against 0.147 at 100; BENCHMARKS.md, "Strength")."""
+"""CFR+ iterations. One solve serves both hands of a deal: 1.1 s median, 1.8 s worst over 12
+full 36-card deals on one core of the benchmark machine (DCFR at 80: 0.9 s and 1.4 s; a best
+response gains 0.115 at 150 iterations against 0.147 at 100; BENCHMARKS.md, "Strength")."""
 Algorithm = Literal["cfr+", "dcfr"]
 """How the passes learn (:func:`pyanitsa.agents.nash_kernels.cfr`): ``cfr+`` (regret matching+,
 linear averaging) or ``dcfr`` (discounted regrets, quadratic averaging), which reaches the same

@@ -179,8 +179,8 @@ def test_member_0_is_the_one_network_fit_and_member_1_another(tmp_path):
     from pyanitsa.training.distill import fit_actor, load_teacher_data, make_teacher_data
     from pyanitsa.training.distill_members import fit_members
 
-    dcfg = {"deals": 4, "holdout": 1, "samples": 2, "iterations": 3, "algorithm": "cfr+", "seed": 5, "workers": 2,
-            "epochs": 3, "lr": 3e-3, "batch_size": 32, "members": 2}
+    dcfg = {"deals": 4, "holdout": 1, "samples": 2, "iterations": 3, "algorithm": "cfr+",
+            "seed": 5, "workers": 2, "epochs": 3, "lr": 3e-3, "batch_size": 32, "members": 2}
     make_teacher_data(tmp_path, {"deck": "36"}, dcfg, {}, False)
     torch.manual_seed(0)
     alone = build_policy(meta())
