@@ -9,6 +9,7 @@ independent, which is exact for one opponent's single card and a good approximat
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import lru_cache
 
 import numpy as np
 
@@ -42,14 +43,22 @@ def showdown_odds(table: RankTable, pool: Sequence[int], opponents: int = 1) -> 
 
 
 def tie_and_edge(table: RankTable, pool: Sequence[int], opponents: int,
-                 misere: bool) -> tuple[list[float], list[float]]:
+                 misere: bool) -> tuple[tuple[float, ...], tuple[float, ...]]:
     """Per rank: the chance to tie at the top against ``opponents`` cards from ``pool``, and
     the follower's edge against one (its chance to win minus its chance to lose; misère:
     the other way round), as :func:`tie_chain` takes them."""
+    return _tie_and_edge(table, tuple(pool), opponents, misere)
+
+
+@lru_cache(maxsize=1024)
+def _tie_and_edge(table: RankTable, pool: tuple[int, ...], opponents: int,
+                  misere: bool) -> tuple[tuple[float, ...], tuple[float, ...]]:
+    # cached: a pure function of the view, while an agent sampled many times on one view (the
+    # `nash` teacher's model, 128 calls a deal) would recompute it every time
     _, tie, _ = showdown_odds(table, pool, opponents)
     win1, _, lose1 = showdown_odds(table, pool, 1)
     sign = -1.0 if misere else 1.0
-    return tie, [sign * (w - lo) for w, lo in zip(win1, lose1, strict=True)]
+    return tuple(tie), tuple(sign * (w - lo) for w, lo in zip(win1, lose1, strict=True))
 
 
 def tie_chain(ranks: Sequence[int], tie: Sequence[float], edge: Sequence[float],
