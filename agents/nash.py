@@ -29,7 +29,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 import numpy as np
 
@@ -210,8 +210,8 @@ class NashAgent(FallingBack, BaseAgent):
                              "is expected to play and how often (0 < confidence <= 1)")
         if response not in ("restricted", "mutual"):
             raise ValueError(f"response={response!r}: 'restricted' or 'mutual'")
-        if algorithm not in ("cfr+", "dcfr"):
-            raise ValueError(f"algorithm={algorithm!r}: 'cfr+' or 'dcfr'")
+        if algorithm not in get_args(Algorithm):
+            raise ValueError(f"algorithm={algorithm!r}: one of {', '.join(get_args(Algorithm))}")
         self.algorithm = algorithm
         self.response = response
         self.model_spec = model

@@ -24,6 +24,7 @@ import json
 import statistics
 import sys
 from pathlib import Path
+from typing import get_args
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
@@ -108,7 +109,7 @@ def main(argv: list[str] | None = None) -> int:
         counts, marg = teacher_deal(rules, i, model)
         got = {}
         for algo, its in [("cfr+", args.reference)] + [
-                (a, n) for a in ("cfr+", "dcfr") for n in args.iterations]:
+                (a, n) for a in get_args(nash.Algorithm) for n in args.iterations]:
             strat = nash.respond(rules, *counts, its, marg, p, algo)
             got[algo, its] = (objective(rules, counts, strat.avg[0], marg, p), strat.seconds)
         best = max(j for j, _ in got.values())
