@@ -80,7 +80,9 @@ def markdown_section(exploit: dict[str, dict[str, Any]], elo: dict[str, float | 
              f"{next(iter(exploit.values()))['unit']} over "
              f"{next(iter(exploit.values()))['deals']} seeded deals (`pyanitsa exploit`): 0 at "
              "an equilibrium, whoever else is in the field. A `lower_bound` comes from a "
-             "best response fitted on samples of the agent and scored on fresh ones. A high "
+             "best response fitted on samples of the agent and scored on fresh ones (below 0 when "
+             "that response found nothing to gain: the agent's exploitability is then only "
+             "known to be small). A high "
              "rating with a high exploitability means the agent beats this field, not that "
              "it is strong.", "",
              "| " + " | ".join(head) + " |", "|" + "|".join(["---"] + ["---:"] * 5) + "|"]
@@ -95,6 +97,15 @@ def markdown_section(exploit: dict[str, dict[str, Any]], elo: dict[str, float | 
 
 
 def console_line(exploit: dict[str, dict[str, Any]]) -> str:
-    parts = [f"{name} {rep['exploitability']:.2f}" for name, rep in
-             sorted(exploit.items(), key=lambda kv: kv[1]["exploitability"])]
-    return "exploitability (cards a game, lower is stronger): " + ", ".join(parts)
+    """One line, weakest last. A lower bound prints as ``>=``, floored at 0: its estimate is
+    what a response fitted on samples gains on fresh ones, which falls below 0 when the
+    response found nothing (the estimate stays in ``report.md`` and ``exploit.json``)."""
+    parts = []
+    for name, rep in sorted(exploit.items(), key=lambda kv: kv[1]["exploitability"]):
+        value = rep["exploitability"]
+        if rep["method"] == "exact":
+            parts.append(f"{name} {value:.2f}")
+        else:
+            parts.append(f"{name} >={max(value, 0.0):.2f}")
+    unit = next(iter(exploit.values())).get("unit", "cards a game")
+    return f"exploitability ({unit}, lower is stronger; >= a lower bound): " + ", ".join(parts)
