@@ -17,6 +17,7 @@ bounded cache keeps the last deals' marginals).
 from __future__ import annotations
 
 from collections import OrderedDict
+from typing import Any
 
 import numpy as np
 
@@ -26,7 +27,12 @@ from pyanitsa.protocol import view_for
 from pyanitsa.ranks import rank_table
 
 CACHE_DEALS = 4096
-"""Hands whose marginals are kept (about 14 KB each in tactical 36)."""
+"""Hands whose marginals are kept (about 14 KB each in tactical 36), per rules and model."""
+
+_CACHES: dict[tuple[Any, str], OrderedDict[bytes, tuple[np.ndarray, np.ndarray]]] = {}
+"""One cache per (rules, model) for the whole process, not one per network: the members of
+an ensemble read the same marginals of the same hand, and each computing its own doubled the
+policy's time a hand (the marginals are most of it)."""
 
 
 class ModelFeatures:
@@ -45,7 +51,7 @@ class ModelFeatures:
                              f"{layout.players} players with {layout.set_aside} set aside")
         self.layout = layout
         self.model = make_agent(model)
-        self._cache: OrderedDict[bytes, tuple[np.ndarray, np.ndarray]] = OrderedDict()
+        self._cache_key = (layout.rules, model)
         table = rank_table(layout.rules)
         self._copies = np.asarray(table.counts, np.float32)
         self._cards = [[c for c, r in enumerate(table.rank_of) if r == rank]
@@ -76,16 +82,17 @@ class ModelFeatures:
         """The model's pair marginals against the hand ``dealt`` (cards of each rank)."""
         from pyanitsa.agents import nash
 
+        cache = _CACHES.setdefault(self._cache_key, OrderedDict())
         key = bytes([seat, *dealt.tolist()])
-        hit = self._cache.get(key)
+        hit = cache.get(key)
         if hit is not None:
-            self._cache.move_to_end(key)
+            cache.move_to_end(key)
             return hit
         hand = [c for rank, k in enumerate(dealt) for c in self._cards[rank][:k]]
         mine = view_for(self.layout.rules, seat, 2, hand, 0)
         hit = nash.model_marginals(self.layout.rules, self.model, mine, nash.MODEL_SAMPLES)
-        self._cache[key] = hit
-        if len(self._cache) > CACHE_DEALS:
-            self._cache.popitem(last=False)
+        cache[key] = hit
+        if len(cache) > CACHE_DEALS:
+            cache.popitem(last=False)
         return hit
 

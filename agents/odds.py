@@ -80,12 +80,13 @@ def tie_chain(ranks: Sequence[int], tie: Sequence[float], edge: Sequence[float],
     shuffled = rng.permutation(n).tolist()
     tie_of = [tie[r] for r in ranks]
     edge_of = [edge[r] for r in ranks]
-    preds = sorted(shuffled, key=lambda i: -tie_of[i])
+    # reverse=True keeps equal keys in their shuffled order (Python's sort stays stable)
+    preds = sorted(shuffled, key=tie_of.__getitem__, reverse=True)
     lead = n if lead_tie is not None else -1
     if lead_tie is not None:
         tie_of.append(lead_tie)
         preds.insert(next((k for k, i in enumerate(preds) if tie_of[i] < lead_tie), n), lead)
-    free = sorted(shuffled, key=lambda i: -edge_of[i])  # followers not yet taken
+    free = sorted(shuffled, key=edge_of.__getitem__, reverse=True)  # followers not yet taken
     nxt = [-1] * (n + 1)
     head = list(range(n + 1))  # head[t] for a chain's tail t
     tail = list(range(n + 1))  # tail[h] for a chain's head h
@@ -93,10 +94,12 @@ def tie_chain(ranks: Sequence[int], tie: Sequence[float], edge: Sequence[float],
         if tie_of[a] <= 0.0 or not free:
             break
         h = head[a]  # a is a chain's tail; linking it to that chain's head would close a loop
-        k = next((k for k, b in enumerate(free) if b != h and b != a), -1)
-        if k < 0:
+        for k, b in enumerate(free):  # a loop, not next(genexpr): this runs 128 times a deal
+            if b != h and b != a:
+                del free[k]
+                break
+        else:
             continue
-        b = free.pop(k)
         nxt[a] = b
         t = tail[b]
         head[t] = h
