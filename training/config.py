@@ -252,7 +252,8 @@ class DistillConfig(_Model):
     """Iterations a deal (``nash(iterations=...)``)."""
     algorithm: Algorithm = "cfr+"
     """How the teacher's passes learn (``nash(algorithm=...)``): ``dcfr`` reaches CFR+'s gap
-    at 100 iterations in about 80 (BENCHMARKS.md, "A faster teacher")."""
+    at 100 iterations in about 80, though the shipped config's policy taught that way was no
+    better and slightly more exploitable (BENCHMARKS.md, "A faster teacher")."""
     model: str | None = None
     """An agent spec: the teacher is then ``nash(model=..., confidence=..., response=...)``,
     a response to it (one solve a deal)."""
