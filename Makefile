@@ -31,13 +31,15 @@ $(VENV)/.installed-demo: pyproject.toml
 lint: install
 	$(VENV)/bin/ruff check .
 
-# The docs examples (about 3 minutes, mostly waiting on subprocesses) run beside the rest of the
-# suite on the second core; their log is printed after, and either failing fails the target.
+# Two pytest processes, one a core: the docs examples (about 6 minutes, mostly waiting on
+# subprocesses) and the distillation runs (about 2) beside the rest (about 8). The side's log
+# is printed after, and either failing fails the target.
+SIDE_TESTS = tests/test_docs_examples.py tests/test_distill.py tests/test_policy_ensemble.py
 test: lint
-	@$(PY) -m pytest tests/test_docs_examples.py > .docs-examples.log 2>&1 & docs=$$!; \
-	$(PY) -m pytest --deselect tests/test_docs_examples.py; rest=$$?; \
-	wait $$docs; d=$$?; echo "--- docs examples (tests/test_docs_examples.py):"; \
-	cat .docs-examples.log; rm -f .docs-examples.log; exit $$(( rest || d ))
+	@$(PY) -m pytest $(SIDE_TESTS) > .side-tests.log 2>&1 & side=$$!; \
+	$(PY) -m pytest $(addprefix --deselect ,$(SIDE_TESTS)); rest=$$?; \
+	wait $$side; d=$$?; echo "--- beside it ($(SIDE_TESTS)):"; \
+	cat .side-tests.log; rm -f .side-tests.log; exit $$(( rest || d ))
 
 demo: install-demo
 	$(VENV)/bin/pyanitsa tournament configs/tournaments/demo.yaml --overwrite
