@@ -82,7 +82,9 @@ class ModelFeatures:
         """The model's pair marginals against the hand ``dealt`` (cards of each rank)."""
         from pyanitsa.agents import nash
 
-        cache = _CACHES.setdefault(self._cache_key, OrderedDict())
+        cache = _CACHES.get(self._cache_key)
+        if cache is None:  # not setdefault: that would build a dict on every call
+            cache = _CACHES[self._cache_key] = OrderedDict()
         key = bytes([seat, *dealt.tolist()])
         hit = cache.get(key)
         if hit is not None:
