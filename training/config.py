@@ -242,7 +242,7 @@ class DistillConfig(_Model):
     (:mod:`pyanitsa.training.distill`): two-player tactical only."""
 
     deals: int = Field(2000, ge=2)
-    """Deals solved for teacher data (about 1.5 s a deal on one core)."""
+    """Deals solved for teacher data (1 to 1.5 s of CPU a deal)."""
     holdout: int = Field(100, ge=1)
     """The last deals, held out (fewer than ``deals``): the fit keeps the epoch with their
     lowest KL."""
