@@ -208,17 +208,37 @@ def load_teacher_data(folder: Path, deals: int) -> dict[str, np.ndarray]:
     return {k: v[keep] for k, v in data.items()}
 
 
-def _kl(policy: Any, obs: Any, mask: Any, tgt: Any) -> Any:
-    """Mean ``KL(teacher || policy)`` in nats a decision, the prior and features included."""
+def _kl(policy: Any, obs: Any, mask: Any, tgt: Any, features: Any = None) -> Any:
+    """Mean ``KL(teacher || policy)`` in nats a decision, the prior and features included
+    (``features``: the extractor's output for ``obs``, when :func:`fixed_features` made it)."""
     import torch as th
 
     from pyanitsa.agents.policy import action_logits
 
-    logits = action_logits(policy, obs)
+    if features is None:
+        logits = action_logits(policy, obs)
+    else:
+        logits = policy.action_net(policy.mlp_extractor.forward_actor(features))
     if hasattr(policy, "log_prior"):
         logits = logits + policy.log_prior(obs)
     logp = th.log_softmax(logits.masked_fill(~mask, -1e9), dim=1)
     return (tgt * (th.log(tgt.clamp_min(1e-12)) - logp)).sum(1).mean()
+
+
+def fixed_features(policy: Any, obs: Any) -> Any:
+    """The features extractor's output for every row, computed once, or None when the
+    extractor has weights to learn. Why: ``features: model`` computes the opponent model's
+    marginals in numpy, hand by hand; redone on every batch of every epoch, that was about three
+    quarters of a fit's time (BENCHMARKS.md). The extractor is then a fixed function of the
+    observation, so its output is the same numbers whichever way it is batched."""
+    import torch as th
+
+    extractor = policy.pi_features_extractor
+    if any(p.requires_grad for p in extractor.parameters()):
+        return None
+    with th.no_grad():
+        return th.cat([policy.extract_features(obs[i:i + 8192], extractor)
+                       for i in range(0, len(obs), 8192)])
 
 
 def network_of(policy: Any, dcfg: Mapping[str, Any], member: int = 0) -> dict[str, Any]:
@@ -266,9 +286,14 @@ def fit_actor(policy: Any, data: Mapping[str, np.ndarray], dcfg: Mapping[str, An
         else:  # the config's network or fit changed since: that fit is not this one's
             log(f"{state_path}: the fit there is of another network or schedule; fitting anew")
 
+    feats = fixed_features(policy, obs)
+
+    def kl(j: np.ndarray) -> Any:
+        return _kl(policy, obs[j], mask[j], tgt[j], None if feats is None else feats[j])
+
     def measure(idx: np.ndarray) -> float:
         with th.no_grad():
-            return float(np.mean([_kl(policy, obs[j], mask[j], tgt[j]).item()
+            return float(np.mean([kl(j).item()
                                   for j in np.array_split(idx, max(len(idx) // 8192, 1))]))
 
     bar = tqdm(total=epochs, initial=state["epoch"], unit="epoch", disable=not progress,
@@ -279,7 +304,7 @@ def fit_actor(policy: Any, data: Mapping[str, np.ndarray], dcfg: Mapping[str, An
         perm = np.random.default_rng(derive_seed(*order)).permutation(train)
         for b in range(per_epoch):
             j = perm[b * batch:(b + 1) * batch]
-            loss = _kl(policy, obs[j], mask[j], tgt[j])
+            loss = kl(j)
             opt.zero_grad()
             loss.backward()
             opt.step()
