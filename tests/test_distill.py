@@ -76,7 +76,8 @@ def _box():
 
 def _meta(features: str = "last") -> PolicyMeta:
     return PolicyMeta("MaskablePPO", {"pi": [16], "vf": [16]}, "ReLU", rules_json(RULES), 2,
-                      LAYOUT.size, LAYOUT.ranks, {}, "hand", features)
+                      LAYOUT.size, LAYOUT.ranks, {}, "hand", features,
+                      "tie_aware" if features == "model" else None)
 
 
 def test_numpy_and_torch_players_agree_on_a_last_features_policy(tmp_path: Path) -> None:
@@ -191,9 +192,9 @@ def test_a_mutual_response_teaches_both_seats_what_the_agent_plays() -> None:
         assert not np.allclose(data["tgt"][rows], plain["tgt"][rows])
 
 
-def _fit(data: dict, state: Path, stop: dict) -> tuple[list, dict]:
+def _fit(data: dict, state: Path, stop: dict, features: str = "last") -> tuple[list, dict]:
     th.manual_seed(0)
-    policy = build_policy(_meta())
+    policy = build_policy(_meta(features))
     curve = fit_actor(policy, data, TEACHER, state, stop, False, lambda m: None)
     return curve, policy.state_dict()
 
@@ -211,6 +212,32 @@ def test_a_stopped_fit_resumes_to_the_same_weights(tmp_path: Path) -> None:
     assert best["held_kl"] == min(r["held_kl"] for r in curve)
     for key in ref:
         assert th.equal(ref[key], got[key]), key
+
+
+def test_a_fit_on_features_computed_once_is_the_fit_on_features_of_each_batch(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The extractor's output is computed once a fit (``fixed_features``); the weights and the
+    curve are those of calling the extractor on every batch, bit for bit."""
+    import pyanitsa.training.distill as distill
+
+    data = teacher_chunk(RULES, TEACHER, 0)
+    once_curve, once = _fit(data, tmp_path / "once.pt", {}, "model")
+    monkeypatch.setattr(distill, "fixed_features", lambda policy, obs: None)
+    each_curve, each = _fit(data, tmp_path / "each.pt", {}, "model")
+    assert once_curve == each_curve
+    for key in once:
+        assert th.equal(once[key], each[key]), key
+
+
+def test_fixed_features_are_none_when_the_extractor_learns() -> None:
+    from pyanitsa.training.distill import fixed_features
+
+    policy = build_policy(_meta("model"))
+    obs = th.from_numpy(played_rows(3)[0])
+    np.testing.assert_array_equal(fixed_features(policy, obs).numpy(),
+                                  policy.extract_features(obs).numpy())
+    policy.pi_features_extractor.register_parameter("w", th.nn.Parameter(th.zeros(1)))
+    assert fixed_features(policy, obs) is None
 
 
 def distill_args(out: Path) -> list[str]:
