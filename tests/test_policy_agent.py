@@ -233,4 +233,9 @@ def test_play_game_refuses_a_policy_for_other_rules_in_one_error():
 
     with pytest.raises(PolicyLoadError, match="misere: False; this game has misere: True"):
         play_game({"preset": "tactical", "misere": True}, ["ppo:tactical-2p", "random"], 1)
-    assert play_game("tactical", ["ppo:tactical-2p", "random"], 1).result is not None
+    from pyanitsa.records import replay
+
+    played = play_game("tactical", ["ppo:tactical-2p", "random"], 1)  # its own rules: it plays
+    assert sorted(played.record.seats[0] + played.record.seats[1]) == list(range(36))
+    assert sum(played.result.scores) + played.result.removed == 36
+    assert replay(played.record) == played.result
