@@ -230,10 +230,10 @@ def test_a_policy_for_other_rules_is_refused_before_any_game(tmp_path, fields, s
 def test_play_game_refuses_a_policy_for_other_rules_in_one_error():
     from pyanitsa.agents import play_game
     from pyanitsa.agents.policy import PolicyLoadError
+    from pyanitsa.records import replay
 
     with pytest.raises(PolicyLoadError, match="misere: False; this game has misere: True"):
         play_game({"preset": "tactical", "misere": True}, ["ppo:tactical-2p", "random"], 1)
-    from pyanitsa.records import replay
 
     played = play_game("tactical", ["ppo:tactical-2p", "random"], 1)  # its own rules: it plays
     assert sorted(played.record.seats[0] + played.record.seats[1]) == list(range(36))
