@@ -18,6 +18,7 @@ import pytest
 from pyanitsa.agents.clock import run_delay, timed_decision
 from pyanitsa.agents.game import AgentFailure, play_game
 from pyanitsa.protocol import BaseAgent
+from pyanitsa.records import replay
 from pyanitsa.rules import preset
 
 pytestmark = pytest.mark.skipif(
@@ -118,6 +119,6 @@ def test_the_referee_charges_the_agent_not_the_machine(one_shared_cpu):
     start = time.perf_counter()
     outcome = play_game(preset("tactical"), [_Starved(), _Starved()], seed=3, time_limit=0.15)
     assert time.perf_counter() - start > 0.3  # over the limit in wall time, both decisions
-    assert outcome.result is not None
+    assert replay(outcome.record) == outcome.result  # played to the end, no forfeit
     with pytest.raises(AgentFailure, match=r"'sleeper' took 0\.2\d\d s, over the 0\.15 s limit"):
         play_game(preset("tactical"), [_Sleeper(), _Starved()], seed=3, time_limit=0.15)

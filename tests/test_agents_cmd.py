@@ -18,6 +18,7 @@ import pytest
 
 from pyanitsa.agents import AgentFailure, AgentSpecError, make_agent, play_game
 from pyanitsa.agents.specs import split_specs
+from pyanitsa.records import replay
 from pyanitsa.rules import preset
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -127,7 +128,7 @@ def test_a_bot_that_exits_mid_game_forfeits_and_is_restarted(agents):
     assert failure.kind == "error" and "exited" in str(failure)
     # a fresh process for the next game: it answers once more before exiting again
     tactical = play_game(TACTICAL, [exits, agents("descending")], 1, time_limit=0.5)
-    assert tactical.result is not None
+    assert replay(tactical.record) == tactical.result  # played to the end, no forfeit
 
 
 def test_a_hung_bot_is_killed_and_the_next_game_gets_a_fresh_one(agents):
@@ -142,7 +143,7 @@ def test_a_hung_bot_is_killed_and_the_next_game_gets_a_fresh_one(agents):
 def test_start_up_is_not_counted_against_the_time_limit(agents):
     slow = agents(cmd(BOTS / "slow_start.py"))
     outcome = play_game(TACTICAL, [slow, agents("descending")], 1, time_limit=0.2)
-    assert outcome.result is not None
+    assert replay(outcome.record) == outcome.result  # played to the end, no forfeit
 
 
 def _tournament(tmp_path, agents, **fields):
