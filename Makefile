@@ -33,11 +33,12 @@ lint: install
 
 # Two pytest processes, one a core: the docs examples (about 6 minutes, mostly waiting on
 # subprocesses) and the distillation runs (about 2) beside the rest (about 8). The side's log
-# is printed after, and either failing fails the target.
+# is printed after, and either failing fails the target. Each names its ten slowest tests: the
+# suite's budget is ten minutes, and those are where it goes.
 SIDE_TESTS = tests/test_docs_examples.py tests/test_distill.py tests/test_policy_ensemble.py
 test: lint
-	@$(PY) -m pytest $(SIDE_TESTS) > .side-tests.log 2>&1 & side=$$!; \
-	$(PY) -m pytest $(addprefix --deselect ,$(SIDE_TESTS)); rest=$$?; \
+	@$(PY) -m pytest --durations=10 $(SIDE_TESTS) > .side-tests.log 2>&1 & side=$$!; \
+	$(PY) -m pytest --durations=10 $(addprefix --deselect ,$(SIDE_TESTS)); rest=$$?; \
 	wait $$side; d=$$?; echo "--- beside it ($(SIDE_TESTS)):"; \
 	cat .side-tests.log; rm -f .side-tests.log; exit $$(( rest || d ))
 
