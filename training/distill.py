@@ -1,7 +1,7 @@
 """Distil an equilibrium into the policy network: ``distill:`` in a training config.
 
 Two-player tactical deals are zero-sum games that :mod:`pyanitsa.agents.nash` solves one at a
-time (CFR+ or DCFR, 1 to 1.5 s of CPU a deal). The policy network learns to play what those
+time (DCFR or CFR+, 0.7 to 1.5 s of CPU a deal). The policy network learns to play what those
 solutions play, across deals, in one forward pass per card:
 
 1. **Teacher data** (``teacher/cNNN.npz`` in the run folder, :data:`CHUNK` deals a file). Deal
