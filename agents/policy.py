@@ -192,9 +192,11 @@ def _text(value: object) -> str:
     return str(value) if not isinstance(value, str) else value
 
 
-def action_logits(policy: Any, obs: Any) -> Any:
-    """The policy's action logits for a batch of observations (no masking, no sampling)."""
-    features = policy.extract_features(obs, policy.pi_features_extractor)
+def action_logits(policy: Any, obs: Any, features: Any = None) -> Any:
+    """The policy's action logits for a batch of observations (no masking, no sampling);
+    ``features``: the extractor's output for ``obs``, when the caller already has it."""
+    if features is None:
+        features = policy.extract_features(obs, policy.pi_features_extractor)
     latent = policy.mlp_extractor.forward_actor(features)
     return policy.action_net(latent)
 

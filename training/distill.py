@@ -215,10 +215,7 @@ def _kl(policy: Any, obs: Any, mask: Any, tgt: Any, features: Any = None) -> Any
 
     from pyanitsa.agents.policy import action_logits
 
-    if features is None:
-        logits = action_logits(policy, obs)
-    else:
-        logits = policy.action_net(policy.mlp_extractor.forward_actor(features))
+    logits = action_logits(policy, obs, features)
     if hasattr(policy, "log_prior"):
         logits = logits + policy.log_prior(obs)
     logp = th.log_softmax(logits.masked_fill(~mask, -1e9), dim=1)
