@@ -236,6 +236,7 @@ def test_play_game_refuses_a_policy_for_other_rules_in_one_error():
         play_game({"preset": "tactical", "misere": True}, ["ppo:tactical-2p", "random"], 1)
 
     played = play_game("tactical", ["ppo:tactical-2p", "random"], 1)  # its own rules: it plays
-    assert sorted(played.record.seats[0] + played.record.seats[1]) == list(range(36))
-    assert sum(played.result.scores) + played.result.removed == 36
+    cards = len(preset("tactical").deck)
+    assert sorted(played.record.seats[0] + played.record.seats[1]) == list(range(cards))
+    assert sum(played.result.scores) + played.result.removed == cards
     assert replay(played.record) == played.result

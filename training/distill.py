@@ -47,6 +47,8 @@ from pyanitsa.rules import Rules
 
 CHUNK = 100
 """Deals per teacher file."""
+ROWS = 8192
+"""Rows a forward pass takes outside training (the features computed once, the KL measured)."""
 OBS_SCALE = 8
 """Observations are stored as ``uint8(obs * 8)``: every entry is a multiple of 1/8 (counts of
 at most 4 copies, one-hots, players / 8), so the round trip is exact."""
@@ -234,8 +236,8 @@ def fixed_features(policy: Any, obs: Any) -> Any:
     if any(p.requires_grad for p in extractor.parameters()):
         return None
     with th.no_grad():
-        return th.cat([policy.extract_features(obs[i:i + 8192], extractor)
-                       for i in range(0, len(obs), 8192)])
+        return th.cat([policy.extract_features(obs[i:i + ROWS], extractor)
+                       for i in range(0, len(obs), ROWS)])
 
 
 def network_of(policy: Any, dcfg: Mapping[str, Any], member: int = 0) -> dict[str, Any]:
@@ -291,7 +293,7 @@ def fit_actor(policy: Any, data: Mapping[str, np.ndarray], dcfg: Mapping[str, An
     def measure(idx: np.ndarray) -> float:
         with th.no_grad():
             return float(np.mean([kl(j).item()
-                                  for j in np.array_split(idx, max(len(idx) // 8192, 1))]))
+                                  for j in np.array_split(idx, max(len(idx) // ROWS, 1))]))
 
     bar = tqdm(total=epochs, initial=state["epoch"], unit="epoch", disable=not progress,
                desc="fit to the teacher" + (f" (member {member})" if member else ""),
