@@ -27,7 +27,7 @@ from numba import njit
 
 from pyanitsa.batch.classic_fast import round2
 from pyanitsa.batch.encode import DISPUTE, ORDER, plain_order
-from pyanitsa.batch.pieces import TAKEN
+from pyanitsa.batch.pieces import TAKEN, ring_mask
 from pyanitsa.errors import InvalidRulesError
 from pyanitsa.rules import Rules
 
@@ -46,7 +46,7 @@ def block_step(prm, blk, ka, kb, out, stk, tab, buf, cont, left):
     The rounds are the two-player kernel's own (:func:`classic_fast.round2`, as in
     :func:`classic_fast.play2`).
     """
-    mask = stk.shape[1] - 1
+    mask = ring_mask(stk.shape[1])
     for i in range(ka):
         stk[0, i] = blk[i]
     for i in range(kb):

@@ -71,6 +71,7 @@ from pyanitsa.batch.pieces import (
     TAKEN,
     VOID,
     brent,
+    ring_mask,
     same_ring,
     top_set,
     write_row,
@@ -131,7 +132,7 @@ def load_position(stk, pile, cnt, g, k, players, init, ilen, pinit, plen, st):
 
 @njit(cache=True, _nrt=False)
 def copy_state(stk, pile, cnt, g, src, dst, players):
-    mask = stk.shape[2] - 1
+    mask = ring_mask(stk.shape[2])
     for s in range(players):
         h = cnt[src, HEAD, s]
         n = cnt[src, SCNT, s]
@@ -156,7 +157,7 @@ def same_position(stk, pile, cnt, g, a, b, players):
     for s in range(players):
         if cnt[a, SCNT, s] != cnt[b, SCNT, s] or cnt[a, PCNT, s] != cnt[b, PCNT, s]:
             return False
-    mask = stk.shape[2] - 1
+    mask = ring_mask(stk.shape[2])
     for s in range(players):
         if not (same_ring(stk[a, s], cnt[a, HEAD, s], stk[b, s], cnt[b, HEAD, s],
                           cnt[a, SCNT, s], mask)

@@ -123,7 +123,7 @@ def play2(prm, init, ilen, dealer, rng, stk, snap, tab, buf, cont, left, out, ro
     ``stk`` and ``snap`` uint8[2, cap], ``tab`` int64[4, cap], ``buf`` uint8[cap], ``cont``
     and ``left`` int64[2] are scratch.
     """
-    mask = stk.shape[1] - 1
+    mask = pieces.ring_mask(stk.shape[1])
     n_a, n_b = ilen[dealer], ilen[1 - dealer]
     if n_a == 0 or n_b == 0:
         return 1

@@ -32,6 +32,7 @@ from pyanitsa.batch.pieces import (
     face_down,
     lay_card,
     order_table,
+    ring_mask,
     showdown_rules,
     top_set,
 )
@@ -206,7 +207,7 @@ def put_back(stk, pile, cnt, tab, sm, buf, k, prm, end, winner, leader, players,
 @njit(cache=True, _nrt=False, inline="always")
 def play_round(stk, pile, cnt, g, tab, sm, buf, k, prm, players, rng):
     """Play one round of copy ``k``; returns 1 if it ended the game (draw, misère), else 0."""
-    mask = stk.shape[2] - 1
+    mask = ring_mask(stk.shape[2])
     g[k, ROUNDS] += 1
     leader = g[k, LEADER]
     no = open_round(stk, pile, cnt, tab, sm, k, leader, players, mask, prm[REFILL], rng)
