@@ -26,7 +26,7 @@ import numpy as np
 from numba import njit
 
 from pyanitsa.batch.classic_fast import round2
-from pyanitsa.batch.encode import DISPUTE, ORDER, plain_order
+from pyanitsa.batch.encode import DISPUTE, ORDER, PLAIN, plain_order
 from pyanitsa.batch.pieces import TAKEN, ring_mask
 from pyanitsa.errors import InvalidRulesError
 from pyanitsa.rules import Rules
@@ -63,7 +63,7 @@ def block_step(prm, blk, ka, kb, out, stk, tab, buf, cont, left):
         n_a -= 1
         n_b -= 1
         end, h_a, n_a, h_b, n_b, _, s = round2(prm, stk, tab, buf, cont, left, a, b, h_a, n_a,
-                                               h_b, n_b, how, s, mask)
+                                               h_b, n_b, how, prm[PLAIN], s, mask)
         if end != TAKEN:  # a stack ran out: in a longer stack it would read on
             return 0
         if h_a > ka or h_b > kb:

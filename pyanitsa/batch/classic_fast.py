@@ -22,6 +22,7 @@ from pyanitsa.batch.encode import (
     MISERE,
     ORDER,
     PICKUP_TO,
+    PLAIN,
     WIN,
 )
 from pyanitsa.batch.pieces import DRAWN, TAKEN
@@ -87,13 +88,14 @@ def under(stk, seat, h, n, c, mask):
 
 
 @njit(cache=True, _nrt=False, inline="always")
-def round2(prm, stk, tab, buf, cont, left, a, b, h_a, n_a, h_b, n_b, how, s, mask):
+def round2(prm, stk, tab, buf, cont, left, a, b, h_a, n_a, h_b, n_b, how, plain, s, mask):
     """A round after its two face cards ``a`` and ``b`` were drawn: the dispute if they tie,
     then the won cards under the winner's stack. Returns ``(end, h_a, n_a, h_b, n_b,
     showdowns, s)``: how it ended (:data:`TAKEN` or the exhausted rule's end), the stacks
-    after it, the showdowns after the first and the shuffle state ``s``."""
+    after it, the showdowns after the first and the shuffle state ``s``. ``how`` and ``plain``
+    are ``prm``'s own (the caller may know them when compiling)."""
     if a != b:  # no dispute (most rounds): two cards under the winner's stack
-        plain, ranks, _, _ = pieces.showdown_rules(prm)
+        _, ranks, _, _ = pieces.showdown_rules(prm)
         w = pieces.winner2(prm, plain, ranks, a, b)
         a_first, s = pieces.pair_first(how, a, b, w, s)
         c1, c2 = (a, b) if a_first else (b, a)
@@ -115,10 +117,11 @@ def round2(prm, stk, tab, buf, cont, left, a, b, h_a, n_a, h_b, n_b, how, s, mas
 
 
 def _compiled(order):
-    """:func:`play2` compiled for one ``pickup_order`` code, or for every order (``order < 0``:
-    read from ``prm``). numba freezes a closure's variables into the machine code, so the copy
-    for war-52's ``winner_first`` has no per-round branch on the order: ~10% of its speed, for
-    one more compilation (the body is written once)."""
+    """:func:`play2` compiled for one ``pickup_order`` code and plain rank order, or for every
+    rule (``order < 0``: both read from ``prm``). numba freezes a closure's variables into the
+    machine code, so the copy for war-52's rules (``winner_first``, no ``weakest_beats_ace``)
+    has no per-round branch on them: ~10% of its speed, for one more compilation of a body
+    written once."""
 
     @njit(cache=True, _nrt=False)
     def play(prm, init, ilen, dealer, rng, stk, snap, tab, buf, cont, left, out, row, out_elim):
@@ -132,6 +135,7 @@ def _compiled(order):
             stk[1, i] = init[1 - dealer, i]
         detect, max_rounds = prm[CYCLES], prm[MAX_ROUNDS]
         how = prm[ORDER] if order < 0 else order
+        plain = prm[PLAIN] if order < 0 else 1
         s = rng[0]
         h_a = h_b = rounds = steps = lam = 0
         power = 1
@@ -159,7 +163,7 @@ def _compiled(order):
             n_a -= 1
             n_b -= 1
             end, h_a, n_a, h_b, n_b, more, s = round2(prm, stk, tab, buf, cont, left, a, b, h_a,
-                                                      n_a, h_b, n_b, how, s, mask)
+                                                      n_a, h_b, n_b, how, plain, s, mask)
             steps += more
             if end == DRAWN:
                 outcome = DRAW
@@ -171,7 +175,7 @@ def _compiled(order):
     return play
 
 
-_PLAY_WINNER_FIRST = _compiled(pieces.WINNER_FIRST)
+_PLAY_WAR = _compiled(pieces.WINNER_FIRST)
 _PLAY_ANY = _compiled(-1)
 
 
@@ -184,9 +188,9 @@ def play2(prm, init, ilen, dealer, rng, stk, snap, tab, buf, cont, left, out, ro
     ``stk`` and ``snap`` uint8[2, cap], ``tab`` int64[4, cap], ``buf`` uint8[cap], ``cont``
     and ``left`` int64[2] are scratch.
     """
-    if prm[ORDER] == pieces.WINNER_FIRST:
-        return _PLAY_WINNER_FIRST(prm, init, ilen, dealer, rng, stk, snap, tab, buf, cont, left,
-                                  out, row, out_elim)
+    if prm[ORDER] == pieces.WINNER_FIRST and prm[PLAIN]:
+        return _PLAY_WAR(prm, init, ilen, dealer, rng, stk, snap, tab, buf, cont, left, out, row,
+                         out_elim)
     return _PLAY_ANY(prm, init, ilen, dealer, rng, stk, snap, tab, buf, cont, left, out, row,
                      out_elim)
 
