@@ -38,12 +38,8 @@ from pyanitsa.envs._common import (
     tactical_reward,
 )
 from pyanitsa.envs.classic import DEFAULT_MAX_ROUNDS, ClassicDriver, classic_rules
-from pyanitsa.envs.tactical import (
-    TacticalLayout,
-    TacticalScorer,
-    TacticalSeat,
-    render_tactical,
-)
+from pyanitsa.envs.tactical import TacticalLayout, TacticalSeat, render_tactical
+from pyanitsa.envs.tactical_scorer import TacticalScorer
 from pyanitsa.records import Record
 from pyanitsa.results import TacticalResult
 

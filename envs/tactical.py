@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from functools import cache
-from itertools import chain
 from typing import Any
 
 import gymnasium as gym
@@ -26,14 +25,13 @@ from pyanitsa.envs._common import (
     seeded_deal,
     tactical_reward,
 )
+from pyanitsa.envs.tactical_scorer import TacticalScorer
 from pyanitsa.observation import TacticalSeat
 from pyanitsa.orders import check_order
 from pyanitsa.protocol import hand_view
-from pyanitsa.ranks import rank_table
 from pyanitsa.records import Record
-from pyanitsa.results import TacticalResult, Termination
+from pyanitsa.results import TacticalResult
 from pyanitsa.rules import Rules
-from pyanitsa.tactical import TacticalGame
 
 
 class TacticalLayout(observation.TacticalLayout):
@@ -42,117 +40,6 @@ class TacticalLayout(observation.TacticalLayout):
 
     def space(self) -> spaces.Box:
         return spaces.Box(0.0, 1.0, (self.size,), np.float32)
-
-
-ENGINES = ("auto", "batch", "reference")
-
-
-class TacticalScorer:
-    """Plays complete orders to a :class:`TacticalResult`: the reference engine, or the compiled
-    batch core (``pyanitsa.batch``, about seven times faster per game) when it is available.
-
-    ``engine="auto"`` uses the batch core unless it cannot be imported (numba missing), then the
-    reference engine; :attr:`engine` says which. Any other failure of the batch core raises:
-    the engines' agreement is for the parity tests to show, not for a constructor to test.
-    """
-
-    def __init__(self, rules: Rules, players: int, engine: str = "auto") -> None:
-        if engine not in ENGINES:
-            raise ValueError(f"engine: {engine!r} is not one of {', '.join(ENGINES)}")
-        self.rules = rules
-        self.players = players
-        self._setup_deal()
-        self.engine = "reference"
-        if engine != "reference":
-            try:
-                self._setup_batch()
-            except ImportError as exc:
-                if engine == "batch":
-                    raise ValueError(f"engine: the batch core is unavailable ({exc})") from exc
-            else:
-                self.engine = "batch"
-
-    def __getstate__(self) -> dict[str, Any]:
-        # the compiled module does not pickle: rebuild the batch set-up on unpickling
-        return {"rules": self.rules, "players": self.players, "engine": self.engine}
-
-    def __setstate__(self, state: dict[str, Any]) -> None:
-        self.__dict__.update(state)
-        self._setup_deal()
-        if self.engine == "batch":
-            self._setup_batch()
-
-    def _setup_deal(self) -> None:
-        self._key_table = sort_keys(self.rules)
-        self._keyed = np.zeros((self.players, self.rules.deck.size // self.players), np.int64)
-
-    def deal_keys(self, seed: int) -> np.ndarray:
-        """The hands of ``Record.dealt(rules, players, seed)`` as sort keys ``rank * deck +
-        card`` (:func:`sort_keys`), each hand in the order dealt: a ``[players, n]`` array,
-        overwritten by the next deal.
-
-        Keys, so that sorting a row sorts the hand as a view does (weakest rank first, then by
-        card) and ``key % deck`` is the card, ``key // deck`` its rank."""
-        if self.engine == "batch":
-            self._deal_cards(np.uint64(seed), *self._deal_args)
-        else:
-            self._keyed[:] = self._key_table[np.array(Record.dealt(self.rules, self.players,
-                                                                   seed).seats)]
-        return self._keyed
-
-    def play(self, orders: Sequence[Sequence[Card]]) -> TacticalResult:
-        if self.engine == "batch":
-            return self._play_batch(orders)
-        return TacticalGame(self.rules, orders).play()
-
-    def _setup_batch(self) -> None:
-        from pyanitsa.batch import tactical as core
-        from pyanitsa.batch.encode import params, strength_table
-
-        rules, players = self.rules, self.players
-        n = rules.deck.size // players
-        self._strength = strength_table(rules)
-        self._hands = np.zeros((players, n), dtype=self._strength.dtype)
-        self._lens = np.full(players, n, dtype=np.int64)
-        self._scores = np.zeros((1, core.PMAX), np.int64)
-        self._wins = np.zeros((1, core.PMAX), np.bool_)
-        self._out = np.zeros((1, core.N_TRESULT), np.int64)
-        self._scratch = core.hand_scratch(self._hands)
-        self._core = core
-        self._flat_hands = self._hands.reshape(-1)
-        self._play_args = (self._hands, self._lens, players, params(rules), self._scores,
-                           self._wins, self._out, 0, *self._scratch)
-        # SeededDealer's deal with the key table for the "strengths" dealt (see deal_keys)
-        from pyanitsa.batch.deals import deal_cards
-
-        size = rules.deck.size
-        dealer_fixed = -1 if rules.dealer == "random" else int(rules.dealer)
-        self._deal_cards = deal_cards
-        self._deal_args = (np.int64(players), np.int64(size), True, np.int64(dealer_fixed),
-                           np.zeros(size, np.int64), self._key_table, self._keyed,
-                           np.zeros(players, np.int64))
-
-    def _play_batch(self, orders: Sequence[Sequence[Card]]) -> TacticalResult:
-        # one conversion of all the orders to an array, not one per seat
-        self._flat_hands[:] = self._strength[list(chain.from_iterable(orders))]
-        self._core.play_hands(*self._play_args)
-        # api.tactical_result's fields, read with one tolist() per array instead of a numpy
-        # scalar per field (a tenth of an episode's time)
-        players = self.players
-        out = self._out[0].tolist()
-        wins = self._wins[0].tolist()
-        winners = tuple(s for s in range(players) if wins[s])
-        return TacticalResult(Termination.WIN if len(winners) == 1 else Termination.DRAW,
-                              winners, tuple(self._scores[0].tolist()[:players]),
-                              out[self._core.T_REMOVED], out[self._core.T_ROUNDS],
-                              out[self._core.T_SHOWDOWNS])
-
-
-def sort_keys(rules: Rules) -> np.ndarray:
-    """``rank * deck + card`` for every card: keys in the order a view sorts its hand."""
-    size = rules.deck.size
-    return np.asarray([r * size + c for c, r in enumerate(rank_table(rules).rank_of)],
-                      np.int64)
 
 
 @cache
@@ -308,26 +195,27 @@ class TacticalEnv(gym.Env[np.ndarray, np.int64]):
         players = self.players
         seat = self._fixed_seat if self._fixed_seat is not None else int(rng.integers(players))
         self.seat = seat
-        self.deal_seed, keys = seeded_deal(self.rules, players, rng, self._scorer.deal_keys)
-        size = self._deck_size
-        hands = (keys % size).tolist()
-        by_view: np.ndarray | None = None
+        self.deal_seed, (cards, by_view, counts) = seeded_deal(self.rules, players, rng,
+                                                               self._scorer.deal_hands)
+        hands = cards.tolist()
+        batch = self.engine == "batch"
         orders: list[list[Card]] = [[] for _ in range(players)]
         for i, agent in enumerate(self.opponents):
             s = (seat + 1 + i) % players
             fast = fast_order(type(agent))
             if fast is not None:
-                if by_view is None:  # every hand sorted as its view would sort it
-                    by_view = np.sort(keys, axis=1) % size
-                orders[s] = fast(agent, by_view[s], rng).tolist()
-                continue
-            view = hand_view(self.rules, s, hands, self.layout.set_aside)
-            orders[s] = check_order(agent.order_hand(view, rng), view.hand,
-                                    self._labels[i], self.rules)
+                order = fast(agent, by_view[s], rng)
+            else:
+                view = hand_view(self.rules, s, hands, self.layout.set_aside)
+                order = check_order(agent.order_hand(view, rng), view.hand, self._labels[i],
+                                    self.rules)
+            if batch:
+                self._scorer.set_order(s, order)
+            orders[s] = order if isinstance(order, list) else order.tolist()
         self._orders = orders
         self.result = None
         me = self._me
-        me.deal(seat, hands[seat])
+        me.deal(seat, hands[seat], counts[seat].tolist())
         return me.obs.copy(), {"action_mask": me.mask.copy(), "seat": seat}
 
     def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
@@ -337,8 +225,12 @@ class TacticalEnv(gym.Env[np.ndarray, np.int64]):
         if len(me.ranks) < self._hand_size:
             return me.obs.copy(), 0.0, False, False, info
         seat = self.seat
-        self._orders[seat] = me.order()
-        result = self._scorer.play(self._orders)
+        if self.engine == "batch":  # the learner's cards only when the record is asked for
+            self._scorer.set_ranks(seat, me.ranks)
+            result = self._scorer.play_set()
+        else:
+            self._orders[seat] = me.order()
+            result = self._scorer.play(self._orders)
         self.result = result
         reward = tactical_reward(self.reward_kind, result, seat, self.rules.misere,
                                  self._dealt)
@@ -366,11 +258,18 @@ class TacticalEnv(gym.Env[np.ndarray, np.int64]):
         """The last finished game as a replayable record: every seat's hand in its order."""
         if self.result is None:
             raise RuntimeError("no finished game yet: the order is not complete")
-        return Record(self.rules, tuple(tuple(o) for o in self._orders))
+        return Record(self.rules, tuple(tuple(o) for o in self._final_orders()))
 
     def render(self) -> str | None:
+        orders = self._final_orders() if self.result is not None else self._orders
         return render_text(self.render_mode, lambda: render_tactical(
-            self.rules, self.players, self.seat, self._me, self._orders, self.result))
+            self.rules, self.players, self.seat, self._me, orders, self.result))
+
+    def _final_orders(self) -> list[list[Card]]:
+        """Every seat's order of the finished game, the learner's cards built on first use."""
+        if not self._orders[self.seat]:
+            self._orders[self.seat] = self._me.order()
+        return self._orders
 
 
 def render_tactical(rules: Rules, players: int, seat: Seat, me: TacticalSeat,

@@ -148,12 +148,14 @@ class TacticalSeat:
         self.illegal = False
         """Whether the last action was illegal (and replaced by the lowest legal rank)."""
 
-    def deal(self, seat: Seat, hand: Sequence[Card]) -> None:
+    def deal(self, seat: Seat, hand: Sequence[Card], left: list[int] | None = None) -> None:
+        """Start a hand: ``left``, the hand's cards of each rank, when the caller has them."""
         lay = self.layout
-        rank_of = lay.rank_of
-        left = [0] * self._nranks
-        for c in hand:
-            left[rank_of[c]] += 1
+        if left is None:
+            rank_of = lay.rank_of
+            left = [0] * self._nranks
+            for c in hand:
+                left[rank_of[c]] += 1
         self.seat = seat
         self.left = left
         self._hand = tuple(hand)

@@ -517,36 +517,36 @@ def test_envs_benchmark_smoke(capsys, benchmark_module) -> None:
 def test_auto_engine_does_not_swallow_a_batch_core_error(monkeypatch) -> None:
     """No blanket ``except`` at construction: a batch core that fails for any reason but being
     absent raises and says why, instead of a silent fall-back to the reference engine."""
-    from pyanitsa.envs import tactical
+    from pyanitsa.envs import tactical_scorer
 
     def broken(self) -> None:
         raise RuntimeError("a bug in the batch set-up")
 
-    monkeypatch.setattr(tactical.TacticalScorer, "_setup_batch", broken)
+    monkeypatch.setattr(tactical_scorer.TacticalScorer, "_setup_batch", broken)
     with pytest.raises(RuntimeError, match="a bug in the batch set-up"):
-        tactical.TacticalScorer(Rules.default("tactical"), 2, engine="auto")
+        tactical_scorer.TacticalScorer(Rules.default("tactical"), 2, engine="auto")
 
 
 def test_auto_engine_falls_back_only_without_the_batch_core(monkeypatch) -> None:
-    from pyanitsa.envs import tactical
+    from pyanitsa.envs import tactical_scorer
 
     def absent(self) -> None:
         raise ImportError("No module named 'numba'")
 
-    monkeypatch.setattr(tactical.TacticalScorer, "_setup_batch", absent)
-    assert tactical.TacticalScorer(Rules.default("tactical"), 2).engine == "reference"
+    monkeypatch.setattr(tactical_scorer.TacticalScorer, "_setup_batch", absent)
+    assert tactical_scorer.TacticalScorer(Rules.default("tactical"), 2).engine == "reference"
     with pytest.raises(ValueError, match="engine: the batch core is unavailable"):
-        tactical.TacticalScorer(Rules.default("tactical"), 2, engine="batch")
+        tactical_scorer.TacticalScorer(Rules.default("tactical"), 2, engine="batch")
 
 
 def test_the_scorer_plays_no_game_when_built(monkeypatch) -> None:
     """No self-test in the constructor: the parity tests check the engines agree."""
-    from pyanitsa.envs import tactical
+    from pyanitsa.envs import tactical_scorer
 
     played = []
-    monkeypatch.setattr(tactical.TacticalGame, "play", lambda self: played.append(self))
+    monkeypatch.setattr(tactical_scorer.TacticalGame, "play", lambda self: played.append(self))
     rules = Rules.from_options({"preset": "tactical", "deck": "52"}, mode="tactical")
-    assert tactical.TacticalScorer(rules, 7, engine="auto").engine == "batch"
+    assert tactical_scorer.TacticalScorer(rules, 7, engine="auto").engine == "batch"
     assert played == []
 
 

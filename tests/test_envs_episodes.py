@@ -201,7 +201,7 @@ def test_random_orders_from_the_hand_as_from_its_view() -> None:
     agent = RandomAgent()
     for seed in range(50):
         env.reset(seed=seed)
-        hands = env._scorer.deal_keys(seed) % 36
+        hands = env._scorer.deal_hands(seed)[0]
         view = hand_view(env.rules, 1, hands.tolist(), 0)
         a, b = np.random.default_rng(seed), np.random.default_rng(seed)
         order = agent.order_cards(np.asarray(view.hand), a)

@@ -22,6 +22,30 @@ def deal_cards(seed, players, deck_size, equal, dealer_fixed, cards, ident, seat
     return deal_s(seed, players, deck_size, equal, dealer_fixed, cards, ident, seats, seat_len)
 
 
+@njit(cache=True, _nrt=False)
+def deal_hands(seed, players, deck_size, dealer_fixed, scratch, keys, keyed, seat_len, cards,
+               by_view, counts):
+    """A tactical deal (equal hands) of game ``seed`` dealt as sort keys ``rank * deck + card``
+    into ``keyed`` (the env's key table as the "strengths"), then each seat's hand as cards in
+    the order dealt (``cards``), as cards sorted the way its view sorts them (``by_view``), and
+    its cards of each rank (``counts``): what an env's reset reads, in one call."""
+    deal_s(seed, players, deck_size, True, dealer_fixed, scratch, keys, keyed, seat_len)
+    n = keyed.shape[1]
+    for p in range(players):
+        counts[p, :] = 0
+        for i in range(n):
+            k = keyed[p, i]
+            cards[p, i] = k % deck_size
+            counts[p, k // deck_size] += 1
+            j = i  # insertion sort of the keys: hands are short
+            while j > 0 and by_view[p, j - 1] > k:
+                by_view[p, j] = by_view[p, j - 1]
+                j -= 1
+            by_view[p, j] = k
+        for i in range(n):
+            by_view[p, i] %= deck_size
+
+
 class SeededDealer:
     """``SeededDealer(rules, players)(seed) == Record.dealt(rules, players, seed)``, with its
     scratch arrays built once."""
