@@ -14,13 +14,14 @@ import numpy as np
 import pytest
 
 import pyanitsa.envs  # noqa: F401  (registers the environments)
-from pyanitsa.envs import TacticalEnv, multi
+from pyanitsa.envs import TacticalEnv, _common, multi
 from pyanitsa.envs._common import tactical_reward
 from pyanitsa.observation import TacticalLayout
 from pyanitsa.orders import check_order
 from pyanitsa.protocol import agent_from_spec, hand_view
 from pyanitsa.records import Record
 from pyanitsa.rng import MASK64
+from pyanitsa.rules import Rules
 from pyanitsa.tactical import TacticalGame
 
 RULES_54 = {"preset": "tactical", "deck": "54", "weakest_beats_ace": True}
@@ -250,3 +251,25 @@ def test_a_seat_pickled_before_lazy_by_rank_restores() -> None:
         seat.play(int(np.flatnonzero(seat.mask)[0]))
         me.play(int(np.flatnonzero(me.mask)[0]))
     assert seat.order() == me.order()
+
+
+# -- the episode seed ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("bits", _common._RAW64)
+def test_a_raw_draw_is_the_full_range_integer_draw(bits) -> None:
+    """``seeded_deal`` reads these generators' raw output: the same seeds and the same state
+    after as ``integers(0, 2**64 - 1, endpoint=True)``."""
+    a, b = np.random.Generator(bits(5)), np.random.Generator(bits(5))
+    for _ in range(200):
+        assert int(a.bit_generator.random_raw()) == int(
+            b.integers(0, MASK64, dtype=np.uint64, endpoint=True))
+    assert a.bit_generator.state == b.bit_generator.state
+
+
+def test_other_generators_draw_the_episode_seed_with_integers() -> None:
+    rules = Rules.default("tactical")
+    a, b = (np.random.Generator(np.random.MT19937(3)) for _ in range(2))
+    seed, record = _common.seeded_deal(rules, 2, a)
+    assert seed == int(b.integers(0, MASK64, dtype=np.uint64, endpoint=True))
+    assert record == Record.dealt(rules, 2, seed)
