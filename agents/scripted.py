@@ -51,7 +51,9 @@ class RandomAgent(BaseAgent):
         """:meth:`order_hand` from the view's ``hand`` alone (an int64 array, sorted as the view
         sorts it), the only part of the view this agent reads: an env may call this without
         building the view, and the same draw from ``rng`` gives the same order."""
-        return hand[rng.permutation(len(hand))]
+        order = hand.copy()  # shuffled in place: hand[rng.permutation(n)], draw for draw
+        rng.shuffle(order)
+        return order
 
     def mix(self, view: HandView) -> Mix | None:
         """Uniform over the distinct rank orders (each stands for the same number of card
