@@ -215,7 +215,7 @@ class TacticalEnv(gym.Env[np.ndarray, np.int64]):
         self._orders = orders
         self.result = None
         me = self._me
-        me.deal(seat, hands[seat], counts[seat].tolist())
+        me.deal(seat, hands[seat], counts[seat])
         return me.obs.copy(), {"action_mask": me.mask.copy(), "seat": seat}
 
     def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:

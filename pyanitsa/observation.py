@@ -126,13 +126,14 @@ class TacticalSeat:
     """
 
     __slots__ = ("layout", "seat", "left", "ranks", "obs", "mask", "illegal", "_hand",
-                 "_by_rank", "_cursor", "_nranks", "_inv", "_counts")
+                 "_by_rank", "_cursor", "_nranks", "_inv", "_inv64", "_copies64")
 
     def __init__(self, layout: TacticalLayout) -> None:
         self.layout = layout
         self._nranks = layout.ranks
         self._inv = tuple(layout.inv_counts)
-        self._counts = tuple(layout.counts)
+        self._inv64 = np.asarray(layout.inv_counts, dtype=np.float64)
+        self._copies64 = np.asarray(layout.counts, dtype=np.int64)
         self._cursor = layout.order_start
         """Where the next position of the order starts in the observation."""
         self.seat = 0
@@ -148,16 +149,17 @@ class TacticalSeat:
         self.illegal = False
         """Whether the last action was illegal (and replaced by the lowest legal rank)."""
 
-    def deal(self, seat: Seat, hand: Sequence[Card], left: list[int] | None = None) -> None:
-        """Start a hand: ``left``, the hand's cards of each rank, when the caller has them."""
+    def deal(self, seat: Seat, hand: Sequence[Card], left: np.ndarray | None = None) -> None:
+        """Start a hand; ``left``, its cards of each rank (int64), when the caller has them."""
         lay = self.layout
         if left is None:
             rank_of = lay.rank_of
-            left = [0] * self._nranks
+            counts = [0] * self._nranks
             for c in hand:
-                left[rank_of[c]] += 1
+                counts[rank_of[c]] += 1
+            left = np.asarray(counts, dtype=np.int64)
         self.seat = seat
-        self.left = left
+        self.left = left.tolist()
         self._hand = tuple(hand)
         self._by_rank = None  # built when first asked for: only a finished order needs cards
         self.ranks = []
@@ -165,21 +167,21 @@ class TacticalSeat:
         self._cursor = lay.order_start
         obs = self.obs
         np.copyto(obs, lay.template)
-        # whole slices from lists: one numpy call each instead of one per rank
-        inv = self._inv
-        obs[:len(left)] = [n * i for n, i in zip(left, inv, strict=True)]
-        obs[lay.unseen_slice] = [(c - n) * i
-                                 for n, c, i in zip(left, self._counts, inv, strict=True)]
+        # in float64, then stored: the same float32 values as ``n * (1 / copies)`` in Python
+        obs[:self._nranks] = left * self._inv64
+        obs[lay.unseen_slice] = (self._copies64 - left) * self._inv64
         obs[lay.seat_start + seat] = 1.0
         self.mask[:] = left
 
     def __setstate__(self, state: Any) -> None:
         # a seat pickled by an older version (a training checkpoint) lacks the newer slots:
-        # they take their defaults, and its eager ``by_rank`` goes through the setter
+        # they take their defaults, and its eager ``by_rank`` goes through the setter; slots
+        # it has that are gone (``_counts``) were caches of the layout, rebuilt by __init__
         slots = state[1] if isinstance(state, tuple) else state
         self.__init__(slots["layout"])  # type: ignore[misc]
         for name, value in slots.items():
-            setattr(self, name, value)
+            if name in self.__slots__ or name == "by_rank":
+                setattr(self, name, value)
 
     @property
     def by_rank(self) -> list[list[Card]]:

@@ -234,6 +234,25 @@ def test_only_our_own_classes_take_the_fast_path() -> None:
         assert ranks == sorted(ranks)
 
 
+def test_a_seat_pickled_with_its_rank_counts_restores() -> None:
+    """Seats pickled between the lazy ``by_rank`` and the vectorized deal hold a ``_counts``
+    slot (the deck's copies of each rank): a cache of the layout, rebuilt on restoring."""
+    env = TacticalEnv()
+    env.reset(seed=4)
+    me = env._me
+    env.step(int(np.flatnonzero(me.mask)[0]))
+    old = {k: getattr(me, k) for k in ("layout", "seat", "left", "_hand", "_by_rank", "ranks",
+                                      "obs", "mask", "illegal", "_cursor", "_nranks", "_inv")}
+    old["_counts"] = tuple(me.layout.counts)
+    seat = type(me).__new__(type(me))
+    seat.__setstate__((None, copy.deepcopy(old)))
+    while not seat.done:
+        seat.play(int(np.flatnonzero(seat.mask)[0]))
+        me.play(int(np.flatnonzero(me.mask)[0]))
+    assert seat.order() == me.order()
+    assert np.array_equal(seat.obs, me.obs)
+
+
 def test_a_seat_pickled_before_lazy_by_rank_restores() -> None:
     """A training checkpoint holds the learner's seat: one pickled with the eager ``by_rank``
     slot of before still resumes its episode."""
