@@ -198,7 +198,6 @@ class TacticalEnv(gym.Env[np.ndarray, np.int64]):
         self.deal_seed, (cards, by_view, counts) = seeded_deal(self.rules, players, rng,
                                                                self._scorer.deal_hands)
         hands = cards.tolist()
-        batch = self.engine == "batch"
         orders: list[list[Card]] = [[] for _ in range(players)]
         for i, agent in enumerate(self.opponents):
             s = (seat + 1 + i) % players
@@ -209,8 +208,6 @@ class TacticalEnv(gym.Env[np.ndarray, np.int64]):
                 view = hand_view(self.rules, s, hands, self.layout.set_aside)
                 order = check_order(agent.order_hand(view, rng), view.hand, self._labels[i],
                                     self.rules)
-            if batch:
-                self._scorer.set_order(s, order)
             orders[s] = order if isinstance(order, list) else order.tolist()
         self._orders = orders
         self.result = None
@@ -226,8 +223,7 @@ class TacticalEnv(gym.Env[np.ndarray, np.int64]):
             return me.obs.copy(), 0.0, False, False, info
         seat = self.seat
         if self.engine == "batch":  # the learner's cards only when the record is asked for
-            self._scorer.set_ranks(seat, me.ranks)
-            result = self._scorer.play_set()
+            result = self._scorer.play_ranks(self._orders, seat, me.ranks)
         else:
             self._orders[seat] = me.order()
             result = self._scorer.play(self._orders)

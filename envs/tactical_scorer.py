@@ -44,21 +44,14 @@ class TacticalScorer:
                 self.engine = "batch"
 
     def __getstate__(self) -> dict[str, Any]:
-        # the compiled module does not pickle: rebuild the batch set-up on unpickling, keeping
-        # the orders set for the next play_set (an env pickled mid-episode)
-        state = {"rules": self.rules, "players": self.players, "engine": self.engine}
-        if self.engine == "batch":
-            state["hands"] = self._hands.copy()
-        return state
+        # the compiled module does not pickle: rebuild the batch set-up on unpickling
+        return {"rules": self.rules, "players": self.players, "engine": self.engine}
 
     def __setstate__(self, state: dict[str, Any]) -> None:
-        hands = state.pop("hands", None)
         self.__dict__.update(state)
         self._setup_deal()
         if self.engine == "batch":
             self._setup_batch()
-            if hands is not None:
-                self._hands[:] = hands
 
     def _setup_deal(self) -> None:
         self._key_table = sort_keys(self.rules)
@@ -117,19 +110,14 @@ class TacticalScorer:
                            np.zeros((players, n), np.int64), np.zeros(players, np.int64),
                            self._cards, self._by_view, self._counts)
 
-    def set_order(self, seat: Seat, order: Sequence[Card] | np.ndarray) -> None:
-        """Seat ``seat``'s order (cards) for the next :meth:`play_set` (batch engine only)."""
-        self._hands[seat] = self._strength[order]
-
-    def set_ranks(self, seat: Seat, ranks: Sequence[int]) -> None:
-        """Seat ``seat``'s order as ranks, weakest 0 (a card's strength is its rank's index,
-        :func:`pyanitsa.batch.encode.strength_table`), for the next :meth:`play_set`."""
-        self._hands[seat] = ranks
-
-    def play_set(self) -> TacticalResult:
-        """Play the orders given by :meth:`set_order` and :meth:`set_ranks` (batch engine):
-        an env fills the opponents' at reset and the learner's at the end, and never builds
-        the learner's cards unless asked for the record."""
+    def play_ranks(self, orders: Sequence[Sequence[Card]], seat: Seat,
+                   ranks: Sequence[int]) -> TacticalResult:
+        """:meth:`play` with seat ``seat``'s order given as ranks, weakest 0 (batch engine):
+        a card's strength is its rank's index (:func:`pyanitsa.batch.encode.strength_table`),
+        so an env never builds the learner's cards unless asked for the record."""
+        hands, strength = self._hands, self._strength
+        for s, order in enumerate(orders):
+            hands[s] = ranks if s == seat else strength[order]
         self._core.play_hands(*self._play_args)
         return self._result()
 
