@@ -85,7 +85,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="neighbours each chain plays per generation (default 8)")
     p.add_argument("--patience", type=argtypes.nonneg_int, default=200, metavar="G",
                    help="generations without a longer game before a chain restarts "
-                        "(default 200; 0: random restarts only)")
+                        "(default 200; 0: restart at the first generation without a longer game)")
     p.add_argument("--workers", type=argtypes.workers, default=None, metavar="N",
                    help="threads for the batch core (default 1: a generation is a few "
                         "milliseconds of play, which threads slow down on a busy machine; run "

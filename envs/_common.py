@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import operator
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 import gymnasium
 import numpy as np
@@ -94,17 +94,19 @@ def make_opponents(opponents: OpponentsArg, players: int) -> list[Agent]:
     return [agent_from_spec(s) for s in specs]
 
 
+Dealt = TypeVar("Dealt")
+
 _RAW64 = (np.random.PCG64, np.random.PCG64DXSM)
 """Bit generators whose raw output is ``integers(0, 2**64 - 1, endpoint=True)``'s draw, state
 and all (tests/test_envs_episodes.py); gymnasium seeds envs with PCG64."""
 
 
 def seeded_deal(rules: Rules, players: int, rng: np.random.Generator,
-                dealer: Callable[[int], Record] | None = None) -> tuple[int, Record]:
+                dealer: Callable[[int], Dealt] | None = None) -> tuple[int, Record | Dealt]:
     """An episode's deal: a 64-bit seed drawn from the env's generator, dealt by the core, so
     ``Record.dealt(rules, players, seed)`` is the episode's game anywhere (``pyanitsa play
-    --seed`` deals the same way). ``dealer`` deals a seed instead of ``Record.dealt``: the
-    batch core's ``SeededDealer``, the same deal compiled."""
+    --seed`` deals the same way). ``dealer`` deals the seed instead of ``Record.dealt``, the
+    same deal in another form: ``Tactical-v0``'s ``TacticalScorer.deal_hands`` (arrays)."""
     bits = rng.bit_generator
     if type(bits) in _RAW64:  # the same number, without integers()'s argument handling
         seed = int(bits.random_raw())

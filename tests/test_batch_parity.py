@@ -341,6 +341,40 @@ def test_compiled_deal_is_the_core_deal(mode: str) -> None:
             checked += 1
 
 
+def test_deal_hands_is_the_core_deal_sorted_and_counted() -> None:
+    """``deal_hands`` (Tactical-v0's reset): each seat's cards as ``Record.dealt`` deals them,
+    the same sorted weakest rank first then by card (as a view sorts its hand), and the cards
+    of each rank."""
+    from pyanitsa.batch.deals import deal_hands
+    from pyanitsa.ranks import rank_table
+
+    rnd = random.Random(16)
+    checked = 0
+    while checked < 200:
+        rules = random_rules(rnd, "tactical")
+        if rules.deck.size < 2:
+            continue
+        checked += 1
+        players = rnd.randint(2, min(8, rules.deck.size))
+        rules = rules.replace(dealer=rnd.choice(["random", rnd.randrange(players)]))
+        size, rank_of = rules.deck.size, rank_table(rules).rank_of
+        n, ranks = size // players, max(rank_of) + 1
+        keys = np.array([rank_of[c] * size + c for c in range(size)], np.int64)
+        cards, by_view = np.zeros((2, players, n), np.int64)
+        counts = np.zeros((players, ranks), np.int64)
+        dealer = -1 if rules.dealer == "random" else rules.dealer
+        for _ in range(10):
+            seed = rnd.getrandbits(64)
+            deal_hands(np.uint64(seed), np.int64(players), np.int64(size), np.int64(dealer),
+                       np.zeros(size, np.int64), keys, np.zeros((players, n), np.int64),
+                       np.zeros(players, np.int64), cards, by_view, counts)
+            seats = Record.dealt(rules, players, seed).seats
+            assert cards.tolist() == [list(s) for s in seats], (rules, players, seed)
+            assert by_view.tolist() == [sorted(s, key=lambda c: (rank_of[c], c)) for s in seats]
+            assert counts.tolist() == [[sum(rank_of[c] == r for c in s) for r in range(ranks)]
+                                       for s in seats]
+
+
 def test_compiled_deal_keeps_the_state_for_random_play() -> None:
     rules = Rules.from_options({"pickup_order": "shuffled"}, mode="classic")
     record = SeededDealer(rules, 3)(2026)

@@ -211,6 +211,39 @@ def test_random_orders_from_the_hand_as_from_its_view() -> None:
         assert a.bit_generator.state == b.bit_generator.state
 
 
+def test_random_order_cards_is_a_permutation_draw_of_the_hand() -> None:
+    """``order_cards`` shuffles a copy in place: the order and the generator state of
+    ``hand[rng.permutation(n)]``, the draw it was written as first."""
+    from pyanitsa.agents.scripted import RandomAgent
+
+    agent = RandomAgent()
+    for n in (1, 2, 9, 18, 27):
+        for seed in range(20):
+            hand = np.sort(np.random.default_rng(seed + 99).choice(54, n, replace=False))
+            a, b = np.random.default_rng(seed), np.random.default_rng(seed)
+            assert agent.order_cards(hand, a).tolist() == hand[b.permutation(n)].tolist()
+            assert a.bit_generator.state == b.bit_generator.state
+
+
+def test_the_learners_cards_are_built_once_for_record_and_render() -> None:
+    """The batch engine plays the learner's ranks; ``record()`` and ``render()`` build its
+    cards on first use, the same ones however often and in whichever order they are asked."""
+    for first in ("record", "render"):
+        env = TacticalEnv(render_mode="ansi", players=3, seat="random")
+        env.reset(seed=11)
+        done = False
+        while not done:
+            _, _, done, _, info = env.step(int(np.flatnonzero(env.action_masks())[-1]))
+        text = env.render() if first == "render" else None
+        record = env.record()
+        assert env.record() == record and record.play().to_json() == info["result"]
+        mine = record.seats[env.seat]
+        assert [env.layout.rank_of[c] for c in mine] == env._me.ranks
+        if text is not None:
+            assert env.render() == text
+            assert f"seat {env.seat} (learner): {env.rules.deck.format_cards(mine)}" in text
+
+
 def test_only_our_own_classes_take_the_fast_path() -> None:
     """A subclass elsewhere may override ``order_hand``: it gets its view and the check."""
     from pyanitsa.agents.scripted import RandomAgent

@@ -91,9 +91,9 @@ def test_the_climbing_hunt_finds_an_11_rank_high_first_cycle(tmp_path, capsys):
     capsys.readouterr()
 
 
-def test_random_restarts_find_a_period_1125_cycle_on_11_ranks_high_first(tmp_path, capsys):
+def test_quick_restarts_find_a_period_1125_cycle_on_11_ranks_high_first(tmp_path, capsys):
     """The period Mathieu & Delahaye publish for sorted pickup on 11 ranks, found from scratch:
-    random restarts (``--patience 0``), seed 1031: the first cycle, at deal 1,077, has period
+    quick restarts (``--patience 0``), seed 1031: the first cycle, at deal 1,077, has period
     1,125 from round 234. The deck has many cycles of that period: it was the first cycle's in
     10 of 70 seeds, ten different cycles, none the one of their listed position
     (docs/research.md)."""

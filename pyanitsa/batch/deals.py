@@ -1,5 +1,6 @@
 """``Record.dealt`` compiled: the same seeded deal, bit for bit, for callers that deal one game
-at a time in a hot loop (the environments deal every episode).
+at a time in a hot loop: :class:`SeededDealer` gives the record, :func:`deal_hands` the hands
+as arrays, sorted and counted too (``Tactical-v0`` deals every episode with it).
 
 The deal is :func:`pyanitsa.batch.rng.deal_s`, the one the batch simulations use; dealing the
 identity "strength" table makes it hand out the cards themselves.

@@ -6,7 +6,9 @@ card first). The search keeps ``chains`` current deals; each generation every ch
 generation plays in one parallel call, and a chain moves to its best neighbour when that game is
 at least as long (ties move too, so a chain drifts along plateaus). A chain that has not got
 longer for ``patience`` generations, or that found a cycle, restarts from a random deal;
-``patience=0`` is pure random sampling. Every random draw comes from one ``numpy`` generator
+``patience=0`` restarts a chain at its first generation without a longer game: short greedy
+climbs from random deals (each restart's first generation always moves, from fitness -1). Every
+random draw comes from one ``numpy`` generator
 whose state, with the chains, is the whole search state: saving it between generations and
 loading it again continues the same stream exactly.
 
