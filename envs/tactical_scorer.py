@@ -118,16 +118,16 @@ class TacticalScorer:
         hands, strength = self._hands, self._strength
         for s, order in enumerate(orders):
             hands[s] = ranks if s == seat else strength[order]
-        self._core.play_hands(*self._play_args)
-        return self._result()
+        return self._play_held()
 
     def _play_batch(self, orders: Sequence[Sequence[Card]]) -> TacticalResult:
         # one conversion of all the orders to an array, not one per seat
         self._flat_hands[:] = self._strength[list(chain.from_iterable(orders))]
-        self._core.play_hands(*self._play_args)
-        return self._result()
+        return self._play_held()
 
-    def _result(self) -> TacticalResult:
+    def _play_held(self) -> TacticalResult:
+        """Play the hands in ``_hands``; the result as the reference engine gives it."""
+        self._core.play_hands(*self._play_args)
         # api.tactical_result's fields, read with one tolist() per array instead of a numpy
         # scalar per field (a tenth of an episode's time)
         players = self.players
