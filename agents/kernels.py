@@ -41,7 +41,7 @@ from pyanitsa.agents.pair_kernels import (
 )
 from pyanitsa.batch.classic import PMAX
 from pyanitsa.batch.encode import MISERE, params
-from pyanitsa.batch.enumerate import next_permutation
+from pyanitsa.batch.pieces import next_permutation
 from pyanitsa.batch.tactical import N_TRESULT, T_REMOVED, hand_scratch, play_hands, play_pair
 from pyanitsa.ranks import RankTable
 

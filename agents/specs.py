@@ -227,8 +227,9 @@ def _load_builtins() -> None:
     global _LOADED
     if _LOADED:
         return
+    modules = (*BUILTIN_MODULES, *wing_modules())
     _LOADED = True
-    for name in BUILTIN_MODULES:
+    for name in modules:
         importlib.import_module(name)
     for entry in entry_points(group=SPEC_GROUP):
         name = entry.name
@@ -294,13 +295,27 @@ BUILTIN_MODULES: tuple[str, ...] = (
     "pyanitsa.agents.pickup",
     "pyanitsa.agents.human",
     "pyanitsa.agents.search",
-    "pyanitsa.agents.equilibrium",
-    "pyanitsa.agents.nash",
-    "pyanitsa.agents.exploit",  # best_response
-    "pyanitsa.agents.policy",  # the ppo: scheme (torch loads only with a policy)
     "pyanitsa.agents.cmd",  # the cmd: scheme (out-of-process bots)
 )
-"""Modules whose agent classes register themselves with :func:`register` when imported."""
+"""Modules of this wing whose agent classes register themselves with :func:`register` when
+imported."""
+
+WING_GROUP = "pyanitsa.agent_modules"
+"""The entry-point group naming the modules of the wings above this one whose agents register
+themselves (``nash`` in ``pyanitsa.solvers``, the ``ppo:`` scheme in ``pyanitsa.policies``):
+pyproject.toml lists them, so the registry names no module above its own wing. Only pyanitsa's
+own entries are read: another distribution adds a ``scheme:`` in :data:`SPEC_GROUP` instead."""
+
+
+def wing_modules() -> list[str]:
+    """The modules :data:`WING_GROUP` names, from pyanitsa's own metadata, in a fixed order."""
+    found = [e for e in entry_points(group=WING_GROUP)
+             if e.dist is None or e.dist.name == "pyanitsa"]
+    if not found:
+        raise AgentSpecError(f"no entry points in group {WING_GROUP!r} are installed, so the "
+                             "solvers' and policies' agents are unknown (reinstall pyanitsa: "
+                             "pip install -e .)")
+    return sorted({e.module for e in found})
 
 
 def builtin_agents() -> list[AgentInfo]:

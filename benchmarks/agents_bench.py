@@ -173,8 +173,8 @@ def decision_timing(candidate: str, deals: int, seed: int) -> dict[str, Any]:
 
 
 def solve_timing(deals: int, seed: int) -> dict[str, Any]:
-    from pyanitsa.agents.equilibrium import _solve_cached, solve_deal
     from pyanitsa.ranks import rank_table
+    from pyanitsa.solvers.exact import _solve_cached, solve_deal
 
     rules = preset("tactical")
     table = rank_table(rules)

@@ -271,7 +271,7 @@ COMPILE_SNIPPET = """
 import time
 t = time.perf_counter()
 from pyanitsa.batch import simulate, play_records
-from pyanitsa.batch.enumerate import enumerate_batch
+from pyanitsa.research.enumeration_batch import enumerate_batch
 from pyanitsa.rules import Rules, preset
 simulate(preset("war-52"), 2, 10, 1)
 simulate(preset("tactical"), 2, 10, 1)

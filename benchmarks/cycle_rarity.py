@@ -20,9 +20,9 @@ import numpy as np
 
 from pyanitsa.batch import set_workers
 from pyanitsa.batch.encode import CYCLE, R_CLEN, R_OUTCOME
-from pyanitsa.batch.hunt import Hunt, play_deals
 from pyanitsa.config import apply_override
 from pyanitsa.errors import CliError
+from pyanitsa.research.hunt import Hunt, play_deals
 from pyanitsa.rules import Rules
 
 BATCH = 1 << 16

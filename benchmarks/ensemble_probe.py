@@ -90,7 +90,7 @@ def main() -> int:
 
     from pyanitsa import preset
     from pyanitsa.agents import make_agent
-    from pyanitsa.agents.exploit import exploit_deals
+    from pyanitsa.solvers.exploitability import exploit_deals
     from pyanitsa.tournaments import match
 
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])

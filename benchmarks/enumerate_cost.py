@@ -27,8 +27,8 @@ from pathlib import Path
 import numpy as np
 
 from pyanitsa.cards import Deck
-from pyanitsa.enumeration import arrangements, count_deals
-from pyanitsa.enumeration_store import DB_NAME, DEFAULT_RANGE_SIZE, RangePlan
+from pyanitsa.research.enumeration import arrangements, count_deals
+from pyanitsa.research.enumeration_store import DB_NAME, DEFAULT_RANGE_SIZE, RangePlan
 
 RULES = ["--set", "pickup_order=natural", "--set", "dispute_exhausted=discard"]
 

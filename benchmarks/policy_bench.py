@@ -6,7 +6,7 @@
 
 Two-player ``tactical`` (36 cards). Sections:
 
-* ``exploit``: :func:`pyanitsa.agents.exploit.exploit_deals` of ``random`` and of the policy as
+* ``exploit``: :func:`pyanitsa.solvers.exploitability.exploit_deals` of ``random`` and of the policy as
   it plays by default (sampled) on the same ``--deals`` deals with the same ``--samples`` /
   ``--fresh`` (lower bounds found the same way), and of its greedy order (exact); the paired
   difference policy minus ``random`` deal by deal, with a 95% interval.
@@ -40,7 +40,7 @@ SLOW = ("mc_search", "nash")
 
 def exploit_section(policy: str, args: argparse.Namespace) -> dict[str, Any]:
     from pyanitsa.agents import make_agent
-    from pyanitsa.agents.exploit import exploit_deals
+    from pyanitsa.solvers.exploitability import exploit_deals
 
     rules = preset("tactical")
     out: dict[str, Any] = {}
@@ -65,10 +65,10 @@ def untrained_section(args: argparse.Namespace) -> dict[str, Any]:
     import torch
 
     from pyanitsa.agents import make_agent
-    from pyanitsa.agents.exploit import exploit_deals
-    from pyanitsa.agents.policy import PolicyAgent, build_policy
-    from pyanitsa.agents.policy_meta import PolicyMeta, rules_json
     from pyanitsa.observation import TacticalLayout
+    from pyanitsa.policies.meta import PolicyMeta, rules_json
+    from pyanitsa.policies.ppo import PolicyAgent, build_policy
+    from pyanitsa.solvers.exploitability import exploit_deals
 
     rules = preset("tactical")
     layout = TacticalLayout(rules, 2)

@@ -19,7 +19,7 @@ import argparse
 import time
 
 from pyanitsa.classic import ClassicGame
-from pyanitsa.enumeration import _next_permutation
+from pyanitsa.research.enumeration import _next_permutation
 from pyanitsa.rules import Rules
 
 next_arrangement = _next_permutation  # the enumeration's own step, not a copy

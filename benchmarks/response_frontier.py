@@ -3,7 +3,7 @@
 
     .venv/bin/python benchmarks/response_frontier.py --deals 24 --plot docs/frontier.png
 
-Per deal and seat, exactly as :mod:`pyanitsa.agents.exploit` measures (the same ``--samples``
+Per deal and seat, exactly as :mod:`pyanitsa.solvers.exploitability` measures (the same ``--samples``
 fitting a best response and ``--fresh`` scoring it): the exploitability lower bound; and the
 pair score against the model, ``(1 + E[sign of the margin]) / 2`` over both seats, with the
 expected margin, from ``--fresh`` of the response's orders against ``--fresh`` of the model's.
@@ -28,11 +28,11 @@ from pyanitsa import preset  # noqa: E402
 
 def against_model(rules, agent, model, deals: int, seed: int, fresh: int) -> tuple[float, float]:
     """The agent's mean pair score and margin against ``model`` over ``deals`` deals."""
-    from pyanitsa.agents.best_response import payoffs
-    from pyanitsa.agents.exploit import sample_rng, sampled_mix
     from pyanitsa.dealing import deal
     from pyanitsa.protocol import hand_view
     from pyanitsa.rng import Rng, derive_seed
+    from pyanitsa.solvers.best_response import payoffs
+    from pyanitsa.solvers.exploitability import sample_rng, sampled_mix
 
     wins, margins = [], []
     for i in range(deals):
@@ -49,7 +49,7 @@ def against_model(rules, agent, model, deals: int, seed: int, fresh: int) -> tup
 
 def main(argv: list[str] | None = None) -> int:
     from pyanitsa.agents import make_agent
-    from pyanitsa.agents.exploit import exploit_deals
+    from pyanitsa.solvers.exploitability import exploit_deals
 
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--model", default="tie_aware")

@@ -20,7 +20,7 @@ else of ours runs while it solves): its wall time from ``Popen`` to exit, its ow
 
 The check, independent of the solver's streaming kernel: every distinct order of each seat's
 hand is played against the other seat's returned mix by the batch core
-(:func:`pyanitsa.agents.best_response.payoffs`, ``play_pair`` on every pair). ``gain_s`` is the
+(:func:`pyanitsa.solvers.best_response.payoffs`, ``play_pair`` on every pair). ``gain_s`` is the
 best order's expected payoff minus seat ``s``'s equilibrium value (``game_value`` for seat 0,
 ``-game_value`` for seat 1); the case passes when ``max(gain_0, gain_1) <= 1e-6``, the two
 returned mixes give ``game_value`` against each other (from both seats' side) to 1e-6, each
@@ -213,7 +213,7 @@ _WORK: dict[str, Any] = {}
 
 
 def _best_in(span: tuple[int, int]) -> tuple[float, int]:
-    from pyanitsa.agents.best_response import payoffs
+    from pyanitsa.solvers.best_response import payoffs
 
     lo, hi = span
     vals = payoffs(_WORK["rules"], _WORK["cands"][lo:hi], _WORK["mix"], _WORK["objective"])
@@ -250,7 +250,7 @@ def check_exact(rules: Rules, ranks: Sequence[Sequence[int]],
     """Brute-force exactness of a returned equilibrium (see the module docstring)."""
     from tqdm import tqdm
 
-    from pyanitsa.agents.best_response import OrderMix, payoffs
+    from pyanitsa.solvers.best_response import OrderMix, payoffs
 
     start = time.perf_counter()
     om = [OrderMix.of(o, p, exact=True) for o, p in mixes]

@@ -9,7 +9,7 @@
 Two-player ``tactical`` (36 cards, 18 a hand), deals ``derive_seed(SEED, i)`` as ``pyanitsa
 play`` deals them. Sections:
 
-* ``table``: :func:`pyanitsa.agents.exploit.exploit_deals` per agent (NashConv / 2, cards a
+* ``table``: :func:`pyanitsa.solvers.exploitability.exploit_deals` per agent (NashConv / 2, cards a
   game, 95% interval over deals). Fast agents on ``--deals`` deals with ``--samples`` calls to
   fit each best response and ``--fresh`` to score it; the slow ones (search agents, whose
   every call is a search) on fewer deals and samples, as the table says.
@@ -53,7 +53,7 @@ OPPONENTS = ("random", "ascending", "descending", "strongest_first", "strongest_
 
 def exploit_row(spec: str, deals: int, samples: int, fresh: int, seed: int) -> dict[str, Any]:
     from pyanitsa.agents import make_agent
-    from pyanitsa.agents.exploit import exploit_deals
+    from pyanitsa.solvers.exploitability import exploit_deals
 
     rep = exploit_deals(preset("tactical"), make_agent(spec), deals=deals, seed=seed,
                         samples=samples, fresh=fresh)

@@ -5,8 +5,8 @@
     .venv/bin/python benchmarks/teacher_convergence.py --json > conv.json
 
 The teacher of ``configs/train/tactical_distill.yaml`` is seat 0's restricted Nash response to
-``tie_aware`` with confidence ``p`` (:func:`pyanitsa.agents.nash.respond`). In the payoff the
-passes learn on (one tie carried a showdown, :mod:`pyanitsa.agents.nash_kernels`) its objective
+``tie_aware`` with confidence ``p`` (:func:`pyanitsa.solvers.cfr.respond`). In the payoff the
+passes learn on (one tie carried a showdown, :mod:`pyanitsa.solvers.cfr_kernels`) its objective
 is ``J = (1 - p) * (-BR) + p * V``: ``BR`` the most a best response of seat 1 gains against seat
 0's average strategy, ``V`` what that strategy scores against the model's marginals. Both are
 exact here (a backward pass that maximises, and one that takes the expectation). For each
@@ -32,13 +32,14 @@ import numpy as np  # noqa: E402
 from numba import njit  # noqa: E402
 
 from pyanitsa import preset  # noqa: E402
-from pyanitsa.agents import make_agent, nash  # noqa: E402
-from pyanitsa.agents import nash_kernels as nk  # noqa: E402
+from pyanitsa.agents import make_agent  # noqa: E402
 from pyanitsa.agents.kernels import cmp_table  # noqa: E402
 from pyanitsa.dealing import deal  # noqa: E402
 from pyanitsa.protocol import hand_view  # noqa: E402
 from pyanitsa.ranks import rank_table  # noqa: E402
 from pyanitsa.rng import Rng, derive_seed  # noqa: E402
+from pyanitsa.solvers import cfr as nash
+from pyanitsa.solvers import cfr_kernels as nk  # noqa: E402
 
 
 @njit(cache=True)

@@ -12,7 +12,7 @@ time (the figure that holds on an uncontended core). ``bare`` is the same traini
 on a do-nothing env of the same shape (``benchmarks/envs_bench.py``'s yardstick), timed in the
 same run: the ratio is the number to compare across runs on a noisy, shared machine.
 
-``eval``: duplicate matches (:mod:`pyanitsa.agents.duplicate`): every deal twice with the seats
+``eval``: duplicate matches (:mod:`pyanitsa.solvers.duplicate`): every deal twice with the seats
 swapped; a pair scores the policy's mean points (win 1, shared win 1/2, loss 0, the tournament
 points); 95% interval over pairs. ``better`` means the interval lies above 0.5.
 """
@@ -85,8 +85,8 @@ def evaluate(policy: str, deals: int, search_deals: int, search: str, seed: int)
     import torch
 
     from pyanitsa.agents import make_agent
-    from pyanitsa.agents.duplicate import duplicate_match
     from pyanitsa.rules import preset
+    from pyanitsa.solvers.duplicate import duplicate_match
 
     torch.set_num_threads(1)
     rules = preset("tactical")

@@ -7,9 +7,9 @@ import argparse
 
 from pyanitsa.cli import argtypes
 from pyanitsa.cli.play import describe
-from pyanitsa.enumeration import enumerate_deals
 from pyanitsa.events import format_round
 from pyanitsa.records import Record
+from pyanitsa.research.enumeration import enumerate_deals
 from pyanitsa.rules import Rules, preset
 
 

@@ -1,7 +1,7 @@
 """``pyanitsa enumerate``: play every distinct two-player deal of a small deck.
 
 With ``--output DIR`` the deal ranking is cut into ranges committed to a range store
-(:mod:`pyanitsa.enumeration_store`) as they finish, on local threads or as Ray tasks; the report
+(:mod:`pyanitsa.research.enumeration_store`) as they finish, on local threads or as Ray tasks; the report
 is then the store's committed ranges merged in order, the figures of a run without a store.
 """
 
@@ -16,9 +16,9 @@ from typing import Any
 
 from pyanitsa.cli import argtypes
 from pyanitsa.cli.rules_args import add_rules_arguments, rules_from_args
-from pyanitsa.enumeration import DealStats, check_enumerable, count_deals, enumerate_deals
 from pyanitsa.errors import PyanitsaError
 from pyanitsa.interrupts import INTERRUPTED
+from pyanitsa.research.enumeration import DealStats, check_enumerable, count_deals, enumerate_deals
 from pyanitsa.rules import Rules
 
 
@@ -119,7 +119,7 @@ def _run_plain(rules: Rules, args: argparse.Namespace) -> DealStats:
     with tqdm(total=count_deals(rules.deck), unit="deal", disable=args.no_progress, leave=False,
               dynamic_ncols=True) as bar:
         if args.engine == "batch":
-            from pyanitsa.batch.enumerate import enumerate_batch
+            from pyanitsa.research.enumeration_batch import enumerate_batch
             workers = args.workers if args.workers is not None else os.cpu_count()
             return enumerate_batch(rules, workers=workers, progress=bar.update)
         return enumerate_deals(rules, progress=bar.update)
@@ -128,8 +128,8 @@ def _run_plain(rules: Rules, args: argparse.Namespace) -> DealStats:
 def _run_store(rules: Rules, args: argparse.Namespace
                ) -> tuple[DealStats, dict[str, Any]] | None:
     """The store's merged figures and its summary; ``None`` after a Ctrl-C (said on stderr)."""
-    from pyanitsa.enumeration import arrangements
-    from pyanitsa.enumeration_store import (
+    from pyanitsa.research.enumeration import arrangements
+    from pyanitsa.research.enumeration_store import (
         DEFAULT_RANGE_SIZE,
         RangePlan,
         RangeStore,
@@ -188,7 +188,7 @@ def _play_ranges(rules: Rules, store: Any, todo: list[tuple[int, int, int]],
                 bar.update(result.stats.deals)
 
         if backend == "local":
-            from pyanitsa.batch.enumerate import enumerate_range
+            from pyanitsa.research.enumeration_batch import enumerate_range
             workers = args.workers if args.workers is not None else os.cpu_count()
             for idx, lo, hi in todo:
                 began, cpu = time.perf_counter(), time.process_time()
@@ -197,8 +197,8 @@ def _play_ranges(rules: Rules, store: Any, todo: list[tuple[int, int, int]],
             return
         if not todo:
             return
-        from pyanitsa.batch.enumerate_ray import run_ray, start_ray
-        from pyanitsa.enumeration_store import rules_key
+        from pyanitsa.research.enumeration_ray import run_ray, start_ray
+        from pyanitsa.research.enumeration_store import rules_key
 
         started = start_ray(args.ray_address, args.workers)
         try:

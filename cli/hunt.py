@@ -1,7 +1,7 @@
 """``pyanitsa hunt``: search two-player classic deals for long games and cycles.
 
-The search is :class:`pyanitsa.batch.hunt.Hunt` (seeded local search on the batch core); its
-finds and its state go to a hunt store (:mod:`pyanitsa.hunt_store`) in ``--output DIR``, so a
+The search is :class:`pyanitsa.research.hunt.Hunt` (seeded local search on the batch core); its
+finds and its state go to a hunt store (:mod:`pyanitsa.research.hunt_store`) in ``--output DIR``, so a
 hunt resumes exactly and every find replays with ``pyanitsa replay``.
 """
 
@@ -104,7 +104,7 @@ def run(args: argparse.Namespace) -> int:
         raise HuntError("--ray-address: needs --backend ray")
     if args.export is not None:
         return _export(args)
-    from pyanitsa.hunt_store import DB_NAME, HuntStore
+    from pyanitsa.research.hunt_store import DB_NAME, HuntStore
     if args.resume:
         rules, config = _stored(Path(args.output) / DB_NAME, args)
     else:
@@ -117,7 +117,7 @@ def run(args: argparse.Namespace) -> int:
         if args.searchers > 1:
             config["searchers"] = args.searchers
     from pyanitsa.batch import set_workers
-    from pyanitsa.batch.hunt import Hunt
+    from pyanitsa.research.hunt import Hunt
 
     hunt = Hunt(rules, chains=config["chains"], proposals=config["proposals"],
                 patience=config["patience"], method=config.get("method", "climb"))
@@ -136,7 +136,7 @@ def _stored(path: Path, args: argparse.Namespace) -> tuple[Any, dict[str, Any]]:
     """A resumed hunt's rules and settings, read from its store; flags that differ are refused."""
     import sqlite3
 
-    from pyanitsa.enumeration_store import StoreError, rules_from_key
+    from pyanitsa.research.enumeration_store import StoreError, rules_from_key
     if not path.exists():
         raise StoreError(f"--resume: {path.parent} holds no hunt ({path.name})")
     db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
@@ -169,8 +169,8 @@ def _stored(path: Path, args: argparse.Namespace) -> tuple[Any, dict[str, Any]]:
 def _hunt(hunt: Any, store: Any, config: dict[str, Any], args: argparse.Namespace) -> int:
     from tqdm import tqdm
 
-    from pyanitsa.batch.hunt import HuntState
     from pyanitsa.records import Record
+    from pyanitsa.research.hunt import HuntState
     saved = store.state()
     finds = store.finds()
     cycles = {repr(Record.from_json(f["record"]).seats) for f in finds if f["kind"] != "record"}
@@ -214,9 +214,9 @@ def _hunt_rounds(hunt: Any, store: Any, config: dict[str, Any], args: argparse.N
                  ) -> int:
     """Several searchers (or Ray): rounds in which each searcher still short of its share of
     ``--deals`` plays up to TASK_DEALS more, committed with every state in searcher order."""
-    from pyanitsa.batch.hunt import HuntState
-    from pyanitsa.enumeration_store import rules_key
     from pyanitsa.records import Record
+    from pyanitsa.research.enumeration_store import rules_key
+    from pyanitsa.research.hunt import HuntState
     n = config.get("searchers", 1)
     saved, finds = store.state(), store.finds()
     if saved is None:
@@ -235,8 +235,8 @@ def _hunt_rounds(hunt: Any, store: Any, config: dict[str, Any], args: argparse.N
     began = time.perf_counter()
     started = False
     if args.backend == "ray":
-        from pyanitsa.batch.enumerate_ray import start_ray
-        from pyanitsa.batch.hunt_ray import run_round
+        from pyanitsa.research.enumeration_ray import start_ray
+        from pyanitsa.research.hunt_ray import run_round
         started = start_ray(args.ray_address, args.workers)
         key = rules_key(hunt.rules)
 
@@ -304,8 +304,8 @@ def _report(store: Any, played: int, seconds: float, args: argparse.Namespace) -
 def _export(args: argparse.Namespace) -> int:
     import sqlite3
 
-    from pyanitsa.enumeration_store import StoreError
-    from pyanitsa.hunt_store import DB_NAME
+    from pyanitsa.research.enumeration_store import StoreError
+    from pyanitsa.research.hunt_store import DB_NAME
     path = Path(args.output) / DB_NAME
     if not path.exists():
         raise StoreError(f"--export: {args.output} holds no hunt ({DB_NAME})")

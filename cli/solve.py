@@ -2,7 +2,7 @@
 
 It prints the value of one deal (each seat's expected score at equilibrium), the equilibrium
 mixes over rank orders and the solve time, for the zero-sum game of
-:mod:`pyanitsa.agents.equilibrium`: the payoff is the score difference (or its sign with
+:mod:`pyanitsa.solvers.exact`: the payoff is the score difference (or its sign with
 ``--objective win``), flipped under misère. ``pyanitsa exploit`` is in
 :mod:`pyanitsa.cli.exploit`.
 """
@@ -22,7 +22,7 @@ from pyanitsa.rules import Rules
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    from pyanitsa.agents.equilibrium import SOLVE_MAX_ORDERS
+    from pyanitsa.solvers.exact import SOLVE_MAX_ORDERS
 
     p = sub.add_parser(
         "solve", help="exact equilibrium of a two-player tactical deal (LP)",
@@ -51,7 +51,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 def _common(p: argparse.ArgumentParser, max_orders: int | None = None) -> None:
     """The flags both commands share; ``max_orders`` is the command's default bound (the
     equilibrium agent's when None)."""
-    from pyanitsa.agents.equilibrium import DEFAULT_MAX_ORDERS
+    from pyanitsa.solvers.exact import DEFAULT_MAX_ORDERS
 
     bound = DEFAULT_MAX_ORDERS if max_orders is None else max_orders
     p.add_argument("--max-orders", type=argtypes.positive_int, default=bound, metavar="N",
@@ -90,7 +90,7 @@ class OracleBar:
             self.bar.close()
 
     def update(self, rnd: int, gap: float, support0: int, support1: int) -> None:
-        from pyanitsa.agents.zero_sum import ORACLE_TOLERANCE
+        from pyanitsa.solvers.lp import ORACLE_TOLERANCE
 
         if self.disable:
             return
@@ -109,9 +109,9 @@ class OracleBar:
 
 
 def run_solve(args: argparse.Namespace) -> int:
-    from pyanitsa.agents.equilibrium import check_size, solve_deal, warm_up
     from pyanitsa.agents.search import cards_for_ranks
     from pyanitsa.ranks import rank_table
+    from pyanitsa.solvers.exact import check_size, solve_deal, warm_up
 
     rules = tactical_rules(args)
     if len(args.hand) != 2:

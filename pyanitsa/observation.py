@@ -89,7 +89,7 @@ class TacticalLayout:
         there; given directly they halve how far a distilled policy stays from ``nash``, whose
         strategy is a function of (ranks still held, rank played last) (BENCHMARKS.md,
         "Training toward equilibrium"). The torch twin is
-        :class:`pyanitsa.agents.policy_prior.LastPlayed`.
+        :class:`pyanitsa.policies.prior.LastPlayed`.
         """
         x = np.asarray(obs, np.float32).reshape(-1, self.size)
         order = x[:, self.slices["order"]].reshape(len(x), self.hand_size, self.ranks)

@@ -230,8 +230,8 @@ class Cheater(_Base):
         opponent = self._opponent_order(view, int(rng.bit_generator.seed_seq.entropy))
         if opponent is None:
             return TieAware().order_hand(view, rng)
-        from pyanitsa.agents.best_response import dp_response
         from pyanitsa.agents.search import cards_for_ranks
+        from pyanitsa.solvers.best_response import dp_response
 
         rank_of = view.ranks.rank_of
         _, order = dp_response(view.rules, view.hand_ranks(), [rank_of[c] for c in opponent])

@@ -172,7 +172,7 @@ def test_large_budget_finds_the_exact_best_response_to_a_fixed_order(exhaustive:
 def test_large_sample_best_response_to_uniform_is_near_exact() -> None:
     """Against ``uniform`` with many samples, the chosen order's exact value (all opponent
     orders enumerated) is within sampling error of the exact best response."""
-    from pyanitsa.agents.equilibrium import payoff_matrix
+    from pyanitsa.solvers.exact import payoff_matrix
 
     rules, seats = tiny_deal(3, ranks=5, suits=2)
     table = rank_table(rules)

@@ -13,8 +13,8 @@ from rules_space import random_options, valid_rules
 from pyanitsa.batch.api import CAPPED, CYCLE, DRAW, WIN
 from pyanitsa.batch.deals import SeededDealer
 from pyanitsa.cards import Deck
-from pyanitsa.enumeration import enumerate_deals
 from pyanitsa.records import Record
+from pyanitsa.research.enumeration import enumerate_deals
 from pyanitsa.results import Termination
 from pyanitsa.rng import derive_seed
 from pyanitsa.rules import OPTION_CHOICES, Rules, option_domains
@@ -211,7 +211,7 @@ NATURAL_DISCARD = {"pickup_order": "natural", "dispute_exhausted": "discard"}
     ("ranks=2,suits=2,jokers=1", {"weakest_beats_ace": True}),
 ])
 def test_enumerate_matches_reference(deck: str, options: dict) -> None:
-    from pyanitsa.batch.enumerate import enumerate_batch
+    from pyanitsa.research.enumeration_batch import enumerate_batch
     rules = Rules.from_options(options, deck=deck)
     want = enumerate_deals(rules).to_json()
     got = enumerate_batch(rules, workers=2, chunk=97).to_json()

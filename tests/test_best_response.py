@@ -13,17 +13,17 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pyanitsa.agents.best_response import (
+from pyanitsa.agents.kernels import distinct_orders
+from pyanitsa.ranks import rank_table
+from pyanitsa.rules import Rules
+from pyanitsa.solvers.best_response import (
     OrderMix,
     best_response,
     dp_response,
     expected_payoff,
     payoffs,
 )
-from pyanitsa.agents.equilibrium import payoff_matrix, zero_sum_payoff
-from pyanitsa.agents.kernels import distinct_orders
-from pyanitsa.ranks import rank_table
-from pyanitsa.rules import Rules
+from pyanitsa.solvers.exact import payoff_matrix, zero_sum_payoff
 from pyanitsa.tactical import TacticalGame
 
 

@@ -15,13 +15,13 @@ import numpy as np
 import pytest
 import torch as th
 
-from pyanitsa.agents import nash
-from pyanitsa.agents import nash_kernels as nk
-from pyanitsa.agents.policy import build_policy, load_agent, save_policy
-from pyanitsa.agents.policy_meta import PolicyLoadError, PolicyMeta, rules_json
-from pyanitsa.agents.policy_prior import LastPlayed
 from pyanitsa.observation import TacticalLayout, TacticalSeat
+from pyanitsa.policies.meta import PolicyLoadError, PolicyMeta, rules_json
+from pyanitsa.policies.ppo import build_policy, load_agent, save_policy
+from pyanitsa.policies.prior import LastPlayed
 from pyanitsa.rules import preset
+from pyanitsa.solvers import cfr as nash
+from pyanitsa.solvers import cfr_kernels as nk
 from pyanitsa.training.distill import (
     DistillStopped,
     fit_actor,

@@ -15,8 +15,8 @@ import pytest
 
 from pyanitsa.classic import ClassicGame
 from pyanitsa.cli import main
-from pyanitsa.enumeration import rank_of, unrank
-from pyanitsa.enumeration_store import DB_NAME, rules_from_key
+from pyanitsa.research.enumeration import rank_of, unrank
+from pyanitsa.research.enumeration_store import DB_NAME, rules_from_key
 
 pytest.importorskip("pyanitsa.batch")
 
@@ -231,7 +231,7 @@ def test_store_flags_need_output(capsys, flag) -> None:
 def test_a_folder_in_use_is_refused(capsys, tmp_path) -> None:
     import fcntl
 
-    from pyanitsa.enumeration_store import LOCK_NAME
+    from pyanitsa.research.enumeration_store import LOCK_NAME
 
     run_json(capsys, [*SMALL, "--output", str(tmp_path), "--ranges", "0:1"])
     with open(tmp_path / LOCK_NAME, "a") as held:  # another run holds the folder

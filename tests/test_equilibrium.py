@@ -18,12 +18,6 @@ import numpy as np
 import pytest
 
 from pyanitsa.agents import make_agent, play_game
-from pyanitsa.agents.equilibrium import (
-    EquilibriumAgent,
-    GameTooLargeError,
-    payoff_matrix,
-    solve_deal,
-)
 from pyanitsa.agents.kernels import distinct_orders
 from pyanitsa.cards import Deck
 from pyanitsa.cli import main
@@ -32,6 +26,12 @@ from pyanitsa.protocol import hand_view
 from pyanitsa.ranks import rank_table
 from pyanitsa.rng import Rng
 from pyanitsa.rules import Rules
+from pyanitsa.solvers.exact import (
+    EquilibriumAgent,
+    GameTooLargeError,
+    payoff_matrix,
+    solve_deal,
+)
 from pyanitsa.tactical import TacticalGame
 
 TOL = 1e-9

@@ -115,9 +115,9 @@ def test_quick_restarts_find_a_period_1125_cycle_on_11_ranks_high_first(tmp_path
 def test_every_cycling_pair_comes_back_and_its_blocks_never_meet_others():
     """Each listed pair, played alone by the reference engine, stands again as itself after
     its steps; and two of them stacked one after the other cycle as the module says."""
-    from pyanitsa.batch.blocks import pair_library
     from pyanitsa.batch.encode import params
     from pyanitsa.classic import ClassicGame
+    from pyanitsa.research.hunt_blocks import pair_library
     from pyanitsa.rules import Rules
     rules = Rules.from_options({"pickup_order": "natural", "dispute_exhausted": "discard"},
                                deck="ranks=8,suits=8")

@@ -10,15 +10,16 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from pyanitsa.agents import make_agent, nash
-from pyanitsa.agents.model_features import ModelFeatures
-from pyanitsa.agents.policy import build_policy, load_agent, save_policy
-from pyanitsa.agents.policy_meta import PolicyLoadError, PolicyMeta, rules_json
+from pyanitsa.agents import make_agent
 from pyanitsa.dealing import deal
 from pyanitsa.observation import TacticalLayout, TacticalSeat
+from pyanitsa.policies.features import ModelFeatures
+from pyanitsa.policies.meta import PolicyLoadError, PolicyMeta, rules_json
+from pyanitsa.policies.ppo import build_policy, load_agent, save_policy
 from pyanitsa.protocol import hand_view
 from pyanitsa.rng import Rng
 from pyanitsa.rules import preset
+from pyanitsa.solvers import cfr as nash
 from pyanitsa.training.train import TrainConfigError, load_config
 
 pytestmark = pytest.mark.usefixtures("one_torch_thread")

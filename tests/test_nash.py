@@ -13,14 +13,14 @@ import pytest
 
 from pyanitsa import preset
 from pyanitsa.agents import make_agent
-from pyanitsa.agents.best_response import OrderMix, payoffs
-from pyanitsa.agents.equilibrium import solve_deal
-from pyanitsa.agents.exploit import exploit_deals, rank_mix
 from pyanitsa.dealing import deal
 from pyanitsa.protocol import hand_view
 from pyanitsa.ranks import rank_table
 from pyanitsa.rng import Rng, derive_seed
 from pyanitsa.rules import Rules
+from pyanitsa.solvers.best_response import OrderMix, payoffs
+from pyanitsa.solvers.exact import solve_deal
+from pyanitsa.solvers.exploitability import exploit_deals, rank_mix
 
 TOLERANCE = 0.3
 

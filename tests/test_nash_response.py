@@ -5,7 +5,7 @@ of Johanson, Zinkevich & Bowling (2008) is what is checked: as ``p`` grows, the 
 more against the model and becomes more exploitable; at ``p = 1`` it is a best response to the
 model; at small ``p`` it gains against the model at a cost in exploitability far below that
 gain. Tolerance: the learned strategy counts a tie run of two or more as one carried tie
-(:mod:`pyanitsa.agents.nash_kernels`), so values are within :data:`TOL` of exact.
+(:mod:`pyanitsa.solvers.cfr_kernels`), so values are within :data:`TOL` of exact.
 """
 
 from __future__ import annotations
@@ -14,15 +14,15 @@ import numpy as np
 import pytest
 
 from pyanitsa.agents import make_agent
-from pyanitsa.agents import nash_kernels as nk
-from pyanitsa.agents.best_response import payoffs
-from pyanitsa.agents.exploit import exploit_deals, rank_mix, sampled_mix
 from pyanitsa.agents.kernels import cmp_table, distinct_orders
 from pyanitsa.dealing import deal
 from pyanitsa.protocol import hand_view
 from pyanitsa.ranks import rank_table
 from pyanitsa.rng import Rng, derive_seed
 from pyanitsa.rules import Rules
+from pyanitsa.solvers import cfr_kernels as nk
+from pyanitsa.solvers.best_response import payoffs
+from pyanitsa.solvers.exploitability import exploit_deals, rank_mix, sampled_mix
 
 TOL = 0.3
 RULES = Rules.from_options({"mode": "tactical", "deck": {"ranks": 6, "suits": 2}})
@@ -130,7 +130,7 @@ def test_bad_parameters_are_one_error(spec: str, key: str) -> None:
 def test_mutual_responses_are_each_a_best_response_to_the_blend_in_the_learned_payoff() -> None:
     """``response="mutual"``: each seat's strategy is a best response, in the payoff CFR+ learns
     on, to ``p`` of the model and ``1 - p`` of the other seat's strategy (the equilibrium of the
-    strategically zero-sum game :func:`pyanitsa.agents.nash.respond_mutual` describes)."""
+    strategically zero-sum game :func:`pyanitsa.solvers.cfr.respond_mutual` describes)."""
     p = 0.4
     model = make_agent("descending")
     agent = make_agent(f'nash(model="descending", confidence={p}, response="mutual", '
@@ -162,7 +162,7 @@ def test_mutual_with_both_seatings_is_one_solve_and_no_confidence_is_nash() -> N
     # at p -> 0 the blend is the learned seat alone: the same passes as plain CFR+
     table = rank_table(RULES)
     c = [np.bincount([table.rank_of[x] for x in h], minlength=table.num_ranks) for h in hands]
-    from pyanitsa.agents import nash
+    from pyanitsa.solvers import cfr as nash
 
     zero = nash.respond_mutual(RULES, hands, 30, make_agent("tie_aware"), 0.0)
     plain = nash._cfr(RULES, c[0], c[1], 30, "cfr+")

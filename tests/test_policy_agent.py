@@ -10,8 +10,9 @@ import pytest
 import torch
 
 from pyanitsa.agents import AgentSpecError, hand_view, make_agent, play_game
-from pyanitsa.agents.duplicate import duplicate_match
-from pyanitsa.agents.policy import (
+from pyanitsa.dealing import deal
+from pyanitsa.envs.tactical import TacticalEnv
+from pyanitsa.policies.ppo import (
     PolicyAgent,
     PolicyLoadError,
     PolicyMeta,
@@ -20,10 +21,9 @@ from pyanitsa.agents.policy import (
     rules_json,
     save_policy,
 )
-from pyanitsa.dealing import deal
-from pyanitsa.envs.tactical import TacticalEnv
 from pyanitsa.rng import Rng
 from pyanitsa.rules import Rules, preset
+from pyanitsa.solvers.duplicate import duplicate_match
 
 pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
@@ -229,7 +229,7 @@ def test_a_policy_for_other_rules_is_refused_before_any_game(tmp_path, fields, s
 
 def test_play_game_refuses_a_policy_for_other_rules_in_one_error():
     from pyanitsa.agents import play_game
-    from pyanitsa.agents.policy import PolicyLoadError
+    from pyanitsa.policies.ppo import PolicyLoadError
     from pyanitsa.records import replay
 
     with pytest.raises(PolicyLoadError, match="misere: False; this game has misere: True"):

@@ -17,8 +17,10 @@ import pytest
 import torch
 
 from pyanitsa.agents import hand_view, make_agent
-from pyanitsa.agents.numpy_policy import NumpyActor
-from pyanitsa.agents.policy import (
+from pyanitsa.dealing import deal
+from pyanitsa.observation import TacticalLayout, TacticalSeat
+from pyanitsa.policies.numpy_actor import NumpyActor
+from pyanitsa.policies.ppo import (
     PolicyAgent,
     PolicyMeta,
     build_policy,
@@ -26,8 +28,6 @@ from pyanitsa.agents.policy import (
     rules_json,
     save_policy,
 )
-from pyanitsa.dealing import deal
-from pyanitsa.observation import TacticalLayout, TacticalSeat
 from pyanitsa.rng import Rng
 from pyanitsa.rules import preset
 

@@ -14,15 +14,15 @@ import numpy as np
 import pytest
 
 from pyanitsa.agents import hand_view, make_agent
-from pyanitsa.agents.numpy_policy import NumpyActor, actor_shapes
-from pyanitsa.agents.policy import (
+from pyanitsa.dealing import deal
+from pyanitsa.policies.numpy_actor import NumpyActor, actor_shapes
+from pyanitsa.policies.ppo import (
     POLICIES_DIR,
     PolicyLoadError,
     PolicyMeta,
     load_numpy_policy,
     rules_json,
 )
-from pyanitsa.dealing import deal
 from pyanitsa.rng import Rng
 from pyanitsa.rules import preset
 
@@ -115,7 +115,7 @@ def torch_policies(tmp_path_factory):
     """The shipped policy and a small Tanh one saved by ``save_policy``: (path, torch policy;
     an ensemble's: a list of them)."""
     torch = pytest.importorskip("torch")
-    from pyanitsa.agents.policy import build_policy, load_policy, save_policy
+    from pyanitsa.policies.ppo import build_policy, load_policy, save_policy
 
     torch.manual_seed(1)
     m = PolicyMeta("MaskablePPO", {"pi": [64, 32], "vf": [16]}, "Tanh", rules_json(RULES), 2,
@@ -128,7 +128,7 @@ def torch_policies(tmp_path_factory):
 def test_numpy_logits_equal_torch_logits(torch_policies):
     import torch
 
-    from pyanitsa.agents.policy import action_logits
+    from pyanitsa.policies.ppo import action_logits
 
     obs = played_observations(200)
     assert len(obs) == 200 * 2 * 18

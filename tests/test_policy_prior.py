@@ -1,4 +1,4 @@
-"""The ``prior: hand`` policy (agents/policy_prior.py): with equal network outputs it is
+"""The ``prior: hand`` policy (policies/prior.py): with equal network outputs it is
 ``random`` over the cards, its entropy bonus is ``-KL(policy || random)``, numpy and torch add
 the same prior, and the sidecar carries it."""
 
@@ -14,7 +14,8 @@ pytest.importorskip("sb3_contrib")
 import torch  # noqa: E402
 
 from pyanitsa.agents import hand_view  # noqa: E402
-from pyanitsa.agents.policy import (  # noqa: E402
+from pyanitsa.observation import TacticalLayout, TacticalSeat  # noqa: E402
+from pyanitsa.policies.ppo import (  # noqa: E402
     PolicyAgent,
     PolicyLoadError,
     build_policy,
@@ -22,7 +23,6 @@ from pyanitsa.agents.policy import (  # noqa: E402
     policy_meta,
     save_policy,
 )
-from pyanitsa.observation import TacticalLayout, TacticalSeat  # noqa: E402
 from pyanitsa.rules import preset  # noqa: E402
 from pyanitsa.training.config import TrainConfigError  # noqa: E402
 from pyanitsa.training.config_load import parse_config  # noqa: E402
@@ -35,7 +35,7 @@ HAND = [0, 1, 2, 3, 4, 8, 12, 16, 20, 24, 28, 32, 5, 6, 9, 10, 13, 14]
 
 def prior_policy(zero: bool) -> tuple[object, object]:
     """A ``prior: hand`` network (its action head zeroed when ``zero``) and its sidecar."""
-    from pyanitsa.agents.policy_meta import PolicyMeta
+    from pyanitsa.policies.meta import PolicyMeta
 
     meta = PolicyMeta("MaskablePPO", {"pi": [16], "vf": [16]}, "ReLU",
                       {"mode": "tactical", "deck": RULES.deck.to_json(), **RULES.to_options()},
@@ -107,7 +107,7 @@ def test_numpy_and_torch_add_the_same_prior(tmp_path: Path) -> None:
     la, lb = a.logits(seat.obs[None]), b.logits(seat.obs[None])
     assert np.abs(la - lb).max() < 1e-5
     # and the prior is really there: the logits differ from the bare network's by log(count)
-    from pyanitsa.agents.policy import action_logits
+    from pyanitsa.policies.ppo import action_logits
     with torch.no_grad():
         bare = action_logits(policy, torch.from_numpy(seat.obs[None].copy())).numpy()
     legal = seat.mask

@@ -1,5 +1,5 @@
 """Mathieu & Delahaye's sorted-pickup figures for 11 ranks × 4 suits, and the search back from
-their period-1,125 cycle to deals that reach it (``pyanitsa.preimages``).
+their period-1,125 cycle to deals that reach it (``pyanitsa.research.preimages``).
 
 The published positions are copied from their code's records file for ``rangement optimisé``
 (``sorted(pile, reverse=True)``: our ``high_first``), values 1..11 (docs/research.md)."""
@@ -7,15 +7,15 @@ The published positions are copied from their code's records file for ``rangemen
 import pytest
 
 from pyanitsa.errors import InvalidRulesError
-from pyanitsa.preimages import (
+from pyanitsa.ranks import rank_table
+from pyanitsa.records import Record
+from pyanitsa.research.preimages import (
     preimages,
     rank_positions,
     record_of,
     search_back,
     sorted_descending,
 )
-from pyanitsa.ranks import rank_table
-from pyanitsa.records import Record
 from pyanitsa.rules import Rules
 
 RULES = {"pickup_order": "high_first", "dispute_exhausted": "discard", "max_rounds": 20000}
@@ -102,7 +102,7 @@ def test_the_batch_core_sees_the_deal_the_hunt_would_draw():
     import numpy as np
 
     from pyanitsa.batch.encode import CYCLE, R_CLEN, R_CSTART, R_OUTCOME
-    from pyanitsa.batch.hunt import Hunt, play_deals
+    from pyanitsa.research.hunt import Hunt, play_deals
 
     rules = record(CYCLE_1125).rules
     _, pair = next((d, p) for d, p in search_back(cycle_positions(), max_depth=1)

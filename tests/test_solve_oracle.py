@@ -18,17 +18,6 @@ import sys
 import numpy as np
 import pytest
 
-from pyanitsa.agents import equilibrium, zero_sum
-from pyanitsa.agents.equilibrium import (
-    EquilibriumAgent,
-    GameTooLargeError,
-    StreamedGame,
-    payoff_matrix,
-    solve_deal,
-    solve_lp,
-    solve_streaming,
-    zero_sum_payoff,
-)
 from pyanitsa.agents.kernels import cmp_table, distinct_orders, order_values2, support_table
 from pyanitsa.cards import Deck
 from pyanitsa.cli import main
@@ -38,6 +27,18 @@ from pyanitsa.protocol import hand_view
 from pyanitsa.ranks import rank_table
 from pyanitsa.rng import Rng
 from pyanitsa.rules import Rules
+from pyanitsa.solvers import exact as equilibrium
+from pyanitsa.solvers import lp as zero_sum
+from pyanitsa.solvers.exact import (
+    EquilibriumAgent,
+    GameTooLargeError,
+    StreamedGame,
+    payoff_matrix,
+    solve_deal,
+    solve_lp,
+    solve_streaming,
+    zero_sum_payoff,
+)
 
 TOL = 1e-9
 VARIANTS = [{}, {"weakest_beats_ace": True}, {"misere": True},

@@ -84,7 +84,7 @@ torch = pytest.importorskip("torch")
 @pytest.fixture
 def shipped(tmp_path, monkeypatch):
     """A copy of the shipped policy whose sidecar a test rewrites; building a network fails."""
-    from pyanitsa.agents import policy_files
+    from pyanitsa.policies import files as policy_files
 
     src = policy_files.POLICIES_DIR / "tactical-2p.pt"
     pt = tmp_path / "p.pt"
@@ -115,7 +115,7 @@ def shipped(tmp_path, monkeypatch):
     ({"net_arch": {"pi": [4096] * 8, "vf": [4096] * 8}}, "net_arch asks for"),
 ])
 def test_a_sidecar_is_checked_before_anything_is_allocated(shipped, changes, key):
-    from pyanitsa.agents.policy import PolicyLoadError, load_policy
+    from pyanitsa.policies.ppo import PolicyLoadError, load_policy
 
     with pytest.raises(PolicyLoadError) as info:
         load_policy(shipped(**changes))

@@ -153,8 +153,8 @@ def test_eval_csv_tracks_exploitability_beside_random(tmp_path):
     plays (sampling: a lower bound found as random's is) and random's on the same deals, and
     the greedy policy's (exact); the final row is exactly `pyanitsa exploit` of the exported
     model, and the curve has its panel."""
-    from pyanitsa.agents.exploit import exploit_deals
     from pyanitsa.rules import preset
+    from pyanitsa.solvers.exploitability import exploit_deals
 
     out = tmp_path / "run"
     assert main(["train", str(SMOKE), "--quiet", "--set", f"out_dir={out}",
@@ -184,7 +184,7 @@ def test_eval_scores_are_the_sampled_policys_and_snapshots_sample(tmp_path):
     """Issue 14: the evaluation plays the policy as ``ppo:`` plays it by default, sampling
     with the deals' seeded rngs (the final rows are exactly ``duplicate_match`` of the exported
     model), and self-play snapshots sample unless ``self_play.deterministic`` asks."""
-    from pyanitsa.agents.duplicate import duplicate_match
+    from pyanitsa.solvers.duplicate import duplicate_match
 
     for det in (False, True):
         out = tmp_path / f"run_{det}"

@@ -279,7 +279,7 @@ def test_export_never_overwrites_without_force(tmp_path, capsys):
 
 def test_the_shipped_config_leaves_the_shipped_policy_alone():
     cfg = load_config(SHIPPED)
-    shipped = (REPO / "agents" / "policies" / "tactical-2p.pt").resolve()
+    shipped = (REPO / "policies" / "shipped" / "tactical-2p.pt").resolve()
     assert shipped.is_file()
     assert cfg.export is None or (REPO / cfg.export).with_suffix(".pt").resolve() != shipped
 

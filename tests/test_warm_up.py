@@ -108,9 +108,9 @@ def test_a_hook_taking_rules_gets_the_games_rules_and_seats():
 
 # -- every built-in's warm-up covers the kernels of its decisions ---------------------------------
 
-KERNEL_MODULES = ("pyanitsa.agents.kernels", "pyanitsa.agents.nash_kernels",
-                  "pyanitsa.agents.response_kernels", "pyanitsa.batch.classic",
-                  "pyanitsa.batch.classic_fast", "pyanitsa.batch.enumerate",
+KERNEL_MODULES = ("pyanitsa.agents.kernels", "pyanitsa.solvers.cfr_kernels",
+                  "pyanitsa.solvers.best_response_kernels", "pyanitsa.batch.classic",
+                  "pyanitsa.batch.classic_fast", "pyanitsa.research.enumeration_batch",
                   "pyanitsa.batch.tactical")
 
 

@@ -1,7 +1,7 @@
 """Each agent's full-deal exploitability beside its tournament results (``exploit:``).
 
 Ratings and the meta-game say who beats whom *in this field*; exploitability says what a best
-response gains against an agent, whoever else is in the field (:mod:`pyanitsa.agents.exploit`).
+response gains against an agent, whoever else is in the field (:mod:`pyanitsa.solvers.exploitability`).
 The measurements are stored in ``exploit.json`` in the output folder, one agent at a time as
 each finishes (written atomically), keyed by the spec, the rules and the ``exploit:`` settings:
 a report that is built again, or a run that was stopped, measures only what is missing.
@@ -47,8 +47,8 @@ def measure(config: TournamentConfig, folder: Path, *, progress: bool = False
         return None
     from tqdm import tqdm
 
-    from pyanitsa.agents.exploit import exploit_deals
     from pyanitsa.agents.specs import make_agent
+    from pyanitsa.solvers.exploitability import exploit_deals
 
     path = folder / CACHE
     cache = _load(path)

@@ -3,5 +3,5 @@
 It sits above the envs and the agents (it trains in the one against players of the other), so
 neither of them imports it; the trained policy plays as ``ppo:`` from ``pyanitsa.agents``,
 which needs no env. Nothing is imported here, so building the ``pyanitsa`` parser (which
-imports :mod:`pyanitsa.training.cli`) loads neither torch nor gymnasium.
+imports :mod:`pyanitsa.cli.train`) loads neither torch nor gymnasium.
 """

@@ -62,7 +62,7 @@ class League(BaseCallback):
             self.training_env.env_method("set_opponents", self.pool())
 
     def _on_step(self) -> bool:
-        from pyanitsa.agents.policy_files import save_policy
+        from pyanitsa.policies.files import save_policy
 
         sp, step = self.cfg.self_play, self.num_timesteps
         if sp.every and step >= self.next:
@@ -113,8 +113,8 @@ class Evaluator(BaseCallback):
         return True
 
     def evaluate(self, deals: int, final: bool = False) -> list[Any]:
-        from pyanitsa.agents.duplicate import duplicate_match
-        from pyanitsa.agents.policy import PolicyAgent
+        from pyanitsa.policies.ppo import PolicyAgent
+        from pyanitsa.solvers.duplicate import duplicate_match
 
         start = time.perf_counter()
         nets = [self.model.policy, *self.extra]
@@ -151,7 +151,7 @@ class Evaluator(BaseCallback):
         ex = self.cfg.eval.exploit
         if ex is None or self.rules.mode != "tactical" or self.meta_fn().players != 2:
             return {}
-        from pyanitsa.agents.exploit import exploit_deals
+        from pyanitsa.solvers.exploitability import exploit_deals
 
         def measure(agent: Any) -> dict[str, Any]:
             return exploit_deals(self.rules, agent, deals=ex.deals, seed=ex.seed,

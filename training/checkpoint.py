@@ -50,9 +50,26 @@ gymnasium's order enforcing (``step`` before ``reset`` is an error), time limit 
 checker (its first-step checks compare with the reset's data, which a resumed run never saw)."""
 _MOVED = {"pyanitsa.agents.train": "pyanitsa.training.train"} | {
     f"pyanitsa.agents.train_{name}": f"pyanitsa.training.{name}"
-    for name in ("callbacks", "checkpoint", "cli", "config", "league", "pool")}
-"""Where the modules of training went when they left ``agents/`` (issue 15): a run checkpointed
-before names its opponent pool ``pyanitsa.agents.train_pool.OpponentPool`` and still resumes."""
+    for name in ("callbacks", "checkpoint", "cli", "config", "league", "pool")} | {
+    "pyanitsa.agents.best_response": "pyanitsa.solvers.best_response",
+    "pyanitsa.agents.duplicate": "pyanitsa.solvers.duplicate",
+    "pyanitsa.agents.equilibrium": "pyanitsa.solvers.exact",
+    "pyanitsa.agents.exploit": "pyanitsa.solvers.exploitability",
+    "pyanitsa.agents.model_features": "pyanitsa.policies.features",
+    "pyanitsa.agents.nash": "pyanitsa.solvers.cfr",
+    "pyanitsa.agents.nash_kernels": "pyanitsa.solvers.cfr_kernels",
+    "pyanitsa.agents.numpy_policy": "pyanitsa.policies.numpy_actor",
+    "pyanitsa.agents.policy": "pyanitsa.policies.ppo",
+    "pyanitsa.agents.policy_files": "pyanitsa.policies.files",
+    "pyanitsa.agents.policy_meta": "pyanitsa.policies.meta",
+    "pyanitsa.agents.policy_prior": "pyanitsa.policies.prior",
+    "pyanitsa.agents.response_kernels": "pyanitsa.solvers.best_response_kernels",
+    "pyanitsa.agents.zero_sum": "pyanitsa.solvers.lp",
+}
+"""Where the modules of training went when they left ``agents/`` (issue 15), and where the
+solvers and policies went when they left it for wings of their own (issue 36): a run
+checkpointed before names its opponent pool ``pyanitsa.agents.train_pool.OpponentPool`` or its
+network ``pyanitsa.agents.policy_prior.PriorPolicy`` and still resumes."""
 
 
 class CheckpointError(PyanitsaError):

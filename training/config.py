@@ -17,11 +17,11 @@ from pydantic import (
     model_validator,
 )
 
-from pyanitsa.agents.nash import Algorithm
-from pyanitsa.agents.policy_meta import MAX_LAYERS, MAX_UNITS
 from pyanitsa.agents.specs import make_agent
 from pyanitsa.config import ConfigError, first_error
 from pyanitsa.errors import PyanitsaError
+from pyanitsa.policies.meta import MAX_LAYERS, MAX_UNITS
+from pyanitsa.solvers.cfr import Algorithm
 
 
 class TrainConfigError(ConfigError):
@@ -204,16 +204,16 @@ class PPOConfig(_Model):
     activation: Literal["Tanh", "ReLU"] = "Tanh"
     features: Literal["obs", "last", "model"] = "obs"
     """What the networks read: the observation, or (``last``) the observation followed by the
-    rank played last and the share of the hand placed (:mod:`pyanitsa.agents.policy_prior`),
+    rank played last and the share of the hand placed (:mod:`pyanitsa.policies.prior`),
     or (``model``) those and what ``opponent_model`` plays against the hand, its pair
-    marginals (:mod:`pyanitsa.agents.model_features`): what a response to it depends on."""
+    marginals (:mod:`pyanitsa.policies.features`): what a response to it depends on."""
     opponent_model: str = "tie_aware"
     """The agent spec whose marginals ``features: model`` reads (two-player tactical)."""
     prior: Literal["none", "hand"] = "hand"
     """``hand``: the logits carry ``log(cards of each rank in hand)``, so the untrained policy
     plays ``random`` (a uniformly random order of the cards, not of the ranks) and
     ``ent_coef`` pulls toward it (the bonus is ``-KL(policy || random)``;
-    :mod:`pyanitsa.agents.policy_prior`). MaskablePPO only. ``none``: plain logits."""
+    :mod:`pyanitsa.policies.prior`). MaskablePPO only. ``none``: plain logits."""
 
     @field_validator("ent_coef", mode="before")
     @classmethod
@@ -321,7 +321,7 @@ class TrainConfig(_Model):
     """The run folder (``{name}`` is replaced by the run's name)."""
     export: str | None = Field(None, min_length=1)
     """Also copy ``model.pt`` and ``model.json`` to this path stem (the shipped policy:
-    ``agents/policies/tactical-2p``); an existing policy is overwritten only with ``--force``."""
+    ``policies/shipped/tactical-2p``); an existing policy is overwritten only with ``--force``."""
     save_zip: bool = True
     """Also write the full stable-baselines3 ``model.zip`` (loading it needs trust)."""
     tensorboard: bool | Literal["auto"] = "auto"

@@ -70,10 +70,10 @@ def check_config(cfg: TrainConfig) -> None:
 
 def _check_features(cfg: TrainConfig, env: Any) -> None:
     """``features: model`` reads the opponent's hand from the unseen cards: two tactical seats
-    and a scripted model only (:mod:`pyanitsa.agents.model_features`)."""
+    and a scripted model only (:mod:`pyanitsa.policies.features`)."""
     if cfg.ppo.features != "model":
         return
-    from pyanitsa.agents.policy_meta import OPPONENT_MODELS, is_opponent_model
+    from pyanitsa.policies.meta import OPPONENT_MODELS, is_opponent_model
 
     if env.players != 2 or env.rules.mode != "tactical":
         raise TrainConfigError(f"ppo.features: model needs two-player tactical, not "

@@ -1,6 +1,6 @@
 """Distil an equilibrium into the policy network: ``distill:`` in a training config.
 
-Two-player tactical deals are zero-sum games that :mod:`pyanitsa.agents.nash` solves one at a
+Two-player tactical deals are zero-sum games that :mod:`pyanitsa.solvers.cfr` solves one at a
 time (DCFR or CFR+, 0.7 to 1.5 s of CPU a deal). The policy network learns to play what those
 solutions play, across deals, in one forward pass per card:
 
@@ -18,7 +18,7 @@ solutions play, across deals, in one forward pass per card:
    epoch, so a stop in the fit resumes at the next epoch.
 3. With ``members: N``, N fits (``fit.pt``, ``fit1.pt``, ...), each network initialised and
    its batches ordered from its own seed, on ``workers`` processes; the policy saved is all of
-   them (:mod:`pyanitsa.agents.policy`: it plays the mean of their distributions). Member 0 is
+   them (:mod:`pyanitsa.policies.ppo`: it plays the mean of their distributions). Member 0 is
    the fit ``members: 1`` makes.
 
 Why the features matter: the teacher's strategy is a function of (ranks still held, rank played
@@ -60,7 +60,7 @@ class DistillStopped(Exception):
 
 def teacher_targets(avg: np.ndarray, counts: np.ndarray, order: np.ndarray) -> np.ndarray:
     """The teacher's distribution over the next rank at each position of ``order``."""
-    from pyanitsa.agents import nash_kernels as nk
+    from pyanitsa.solvers import cfr_kernels as nk
 
     nr = counts.shape[0]
     mult, states = nk.multipliers(counts)
@@ -81,7 +81,7 @@ def teacher_strategies(rules: Rules, dcfg: Mapping[str, Any], hands: Any, counts
     """``(seat, strategy, counts)`` of each seat deal ``i`` teaches: both seats of one ``nash``
     solve; with a ``model``, seat ``i % 2`` alone, the restricted Nash response to it, or
     (``response: mutual``) both seats of one mutual solve."""
-    from pyanitsa.agents import nash
+    from pyanitsa.solvers import cfr as nash
 
     if model is None:
         strat = nash.solve(rules, counts[0], counts[1], dcfg["iterations"], dcfg["algorithm"])
@@ -97,8 +97,8 @@ def teacher_strategies(rules: Rules, dcfg: Mapping[str, Any], hands: Any, counts
 def _restricted(rules: Rules, dcfg: Mapping[str, Any], hands: Any, counts: list, seat: int,
                 model: Any) -> tuple[int, np.ndarray, np.ndarray]:
     """``seat``'s restricted Nash response to ``model`` (one solve for one seat)."""
-    from pyanitsa.agents import nash
     from pyanitsa.protocol import hand_view
+    from pyanitsa.solvers import cfr as nash
 
     marg = nash.model_marginals(rules, model, hand_view(rules, seat, hands, 0),
                                 nash.MODEL_SAMPLES)
@@ -109,8 +109,8 @@ def _restricted(rules: Rules, dcfg: Mapping[str, Any], hands: Any, counts: list,
 
 def teacher_chunk(rules: Rules, dcfg: Mapping[str, Any], c: int) -> dict[str, np.ndarray]:
     """The observations, masks and teacher distributions of deals ``c*CHUNK`` to the next."""
-    from pyanitsa.agents import nash_kernels as nk
     from pyanitsa.agents.specs import make_agent
+    from pyanitsa.solvers import cfr_kernels as nk
 
     table = rank_table(rules)
     lay = TacticalLayout(rules, 2)
@@ -215,7 +215,7 @@ def _kl(policy: Any, obs: Any, mask: Any, tgt: Any, features: Any = None) -> Any
     (``features``: the extractor's output for ``obs``, when :func:`fixed_features` made it)."""
     import torch as th
 
-    from pyanitsa.agents.policy import action_logits
+    from pyanitsa.policies.ppo import action_logits
 
     logits = action_logits(policy, obs, features)
     if hasattr(policy, "log_prior"):
@@ -368,7 +368,7 @@ def distill(policy: Any, rules: Rules, players: int, dcfg: Mapping[str, Any], ru
             algorithm: str = "MaskablePPO") -> list[Any]:
     """Teacher data, then the fit; the policy's actor ends as the best held-out epoch. With
     ``members`` > 1, the other members' networks are returned (``policy`` is member 0)."""
-    from pyanitsa.agents.policy import rules_json
+    from pyanitsa.policies.ppo import rules_json
 
     if players != 2 or rules.mode != "tactical":
         raise ValueError(f"distill: the teacher solves two-player tactical deals, not "

@@ -37,8 +37,8 @@ def fit_members(policy: Any, rules: Rules, dcfg: Mapping[str, Any], folder: Path
     every member's curve."""
     import torch as th
 
-    from pyanitsa.agents.policy_files import build_policy
-    from pyanitsa.agents.policy_meta import policy_meta
+    from pyanitsa.policies.files import build_policy
+    from pyanitsa.policies.meta import policy_meta
 
     members, epochs = int(dcfg["members"]), int(dcfg["epochs"])
     meta = policy_meta(policy, algorithm, rules, 2)
@@ -132,8 +132,8 @@ def _member_job(job: tuple[Any, ...], tell: Any) -> None:
 
     import torch as th
 
-    from pyanitsa.agents.policy_files import build_policy
-    from pyanitsa.agents.policy_meta import PolicyMeta
+    from pyanitsa.policies.files import build_policy
+    from pyanitsa.policies.meta import PolicyMeta
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides; it terminates us
     meta_json, dcfg, folder, m, init = job

@@ -73,7 +73,7 @@ class MetaGame:
 
     ``orders[name]`` is an ``int8`` array ``(deals, 2, hand)``: the member's rank order in each
     seat of each deal, drawn with the keyed generator of
-    :func:`pyanitsa.agents.exploit.sample_rng` (``meta_seed``, the deal, the seat, the member's
+    :func:`pyanitsa.solvers.exploitability.sample_rng` (``meta_seed``, the deal, the seat, the member's
     index), so the same member orders the same way in a resumed run.
     """
 
@@ -92,8 +92,8 @@ class MetaGame:
 
     def add(self, name: str, agent: Any, index: int) -> None:
         """Order every (deal, seat) as ``agent`` (member number ``index``) would."""
-        from pyanitsa.agents.exploit import sample_rng
         from pyanitsa.agents.seeding import key_from_seed
+        from pyanitsa.solvers.exploitability import sample_rng
 
         key = key_from_seed(self.seed)
         views = [v for pair in self.views for v in pair]
@@ -108,7 +108,7 @@ class MetaGame:
     def matrix(self, names: list[str]) -> np.ndarray:
         """``m[i, j]``: member ``i``'s mean margin against member ``j`` over the deals, both
         seatings averaged (antisymmetric, zero diagonal)."""
-        from pyanitsa.agents.zero_sum import payoff_matrix, zero_sum_payoff
+        from pyanitsa.solvers.lp import payoff_matrix, zero_sum_payoff
 
         m = np.zeros((len(names), len(names)))
         for d in range(len(self.views)):
@@ -122,7 +122,7 @@ class MetaGame:
 
 def mixture(matrix: np.ndarray, fixed: np.ndarray, share: float) -> tuple[np.ndarray, np.ndarray]:
     """``(nash, weights)``: the symmetric meta-game's equilibrium and the training mixture."""
-    from pyanitsa.agents.zero_sum import solve_lp
+    from pyanitsa.solvers.lp import solve_lp
 
     _, nash, _ = solve_lp(matrix)
     weights = (1.0 - share) * nash + share * fixed / fixed.sum()
@@ -190,8 +190,8 @@ class LeagueTrainer(BaseCallback):
         return True
 
     def new_generation(self, step: int) -> None:
-        from pyanitsa.agents.policy_files import save_policy
         from pyanitsa.agents.specs import make_agent
+        from pyanitsa.policies.files import save_policy
 
         start = time.perf_counter()
         self.generation += 1

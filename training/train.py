@@ -17,7 +17,7 @@ callbacks (:mod:`pyanitsa.training.callbacks`):
   rollout start; :class:`PinThreads`: torch back on ``torch_threads`` threads after numba's
   parallel kernels moved it.
 * :class:`Evaluator`: every ``eval.every`` steps, duplicate matches (the same deals with the
-  seats swapped, :mod:`pyanitsa.agents.duplicate`) of the current policy against each baseline;
+  seats swapped, :mod:`pyanitsa.solvers.duplicate`) of the current policy against each baseline;
   rows go to ``eval.csv`` and the curves to ``learning_curve.png``.
 * :class:`Checkpointer`: a checkpoint every ``checkpoint_every`` steps, and on SIGINT/SIGTERM.
 * :class:`Progress`: a tqdm bar over env steps with the ETA and the last evaluation (log lines
@@ -138,7 +138,7 @@ def _watchers(cfg: TrainConfig, run: Path, model: Any, game: tuple[Any, int],
     """What watches the learning: the sidecar of the policy as it stands (``meta_fn``), the
     league (or self-play) callback and the evaluator (``extra``: an ensemble's other
     members, filled in by the distillation)."""
-    from pyanitsa.agents.policy_meta import policy_meta
+    from pyanitsa.policies.meta import policy_meta
     from pyanitsa.training import callbacks as cb
     from pyanitsa.training.league import league_callback
 
@@ -247,8 +247,8 @@ def _build_model(cfg: TrainConfig, venv: Any, ckpt: dict[str, Any] | None) -> An
     policy_kwargs: dict[str, Any] = {"net_arch": {"pi": p.net_arch, "vf": p.net_arch},
                                      "activation_fn": getattr(torch.nn, p.activation)}
     if p.features != "obs" or p.prior == "hand":
-        from pyanitsa.agents.policy_prior import LastPlayed, OpponentModel, PriorPolicy
         from pyanitsa.observation import TacticalLayout
+        from pyanitsa.policies.prior import LastPlayed, OpponentModel, PriorPolicy
 
         probe = venv.envs[0].unwrapped if hasattr(venv, "envs") else None
         layout = TacticalLayout(*((probe.rules, probe.players) if probe is not None
@@ -306,7 +306,7 @@ def _restore(ckpt: dict[str, Any], venv: Any, league: Any, evaluator: Any,
 def _finish(cfg: TrainConfig, run: Path, nets: list[Any], meta_fn: Any, evaluator: Any,
             model: Any, *, force: bool, log: Any) -> list[Any]:
     """Save the policy (``nets``: its members; and export it), then the final evaluation."""
-    from pyanitsa.agents.policy_files import save_policy
+    from pyanitsa.policies.files import save_policy
 
     policy = nets if len(nets) > 1 else nets[0]
     save_policy(policy, meta_fn(), run / "model.pt")
@@ -323,7 +323,7 @@ def _finish(cfg: TrainConfig, run: Path, nets: list[Any], meta_fn: Any, evaluato
 
 def _write_run_json(cfg: TrainConfig, run: Path, model: Any, learn_s: float, evaluator: Any,
                     final: list[Any], league: Any, sessions: int) -> dict[str, Any]:
-    from pyanitsa.agents.policy import package_versions
+    from pyanitsa.policies.ppo import package_versions
 
     train_s = learn_s - evaluator.seconds
     info = {

@@ -275,3 +275,30 @@ def write_row(out, row, outcome, winner, rounds, showdowns, nelim, cstart, clen)
     out[row, R_NELIM] = nelim
     out[row, R_CSTART] = cstart
     out[row, R_CLEN] = clen
+
+
+@njit(cache=True, _nrt=False)
+def next_permutation(a):
+    """Step ``a`` to its next arrangement in lexicographic order, in place; False after the
+    last (the enumeration's and the search kernels' walk over distinct orders)."""
+    n = a.shape[0]
+    i = n - 2
+    while i >= 0 and a[i] >= a[i + 1]:
+        i -= 1
+    if i < 0:
+        return False
+    j = n - 1
+    while a[j] <= a[i]:
+        j -= 1
+    t = a[i]
+    a[i] = a[j]
+    a[j] = t
+    lo = i + 1
+    hi = n - 1
+    while lo < hi:
+        t = a[lo]
+        a[lo] = a[hi]
+        a[hi] = t
+        lo += 1
+        hi -= 1
+    return True

@@ -13,12 +13,12 @@ import sys
 
 import numpy as np
 
-from pyanitsa.agents.best_response import dp_response
 from pyanitsa.agents.seeding import agent_seed, key_from_seed
 from pyanitsa.dealing import deal
 from pyanitsa.ranks import rank_table
 from pyanitsa.rng import Rng, derive_seed
 from pyanitsa.rules import Rules
+from pyanitsa.solvers.best_response import dp_response
 
 RULES = Rules.from_options({"preset": "tactical"})
 TABLE = rank_table(RULES)

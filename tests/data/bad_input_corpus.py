@@ -182,9 +182,9 @@ def _spec_cases() -> list[tuple[str, list[str], int]]:
 
 
 def _write_sidecars(tmp: Path) -> None:
-    good = json.loads((ROOT / "agents" / "policies" /
+    good = json.loads((ROOT / "policies" / "shipped" /
                        "tactical-2p.json").read_text())
-    pt = (ROOT / "agents" / "policies" / "tactical-2p.pt")
+    pt = (ROOT / "policies" / "shipped" / "tactical-2p.pt")
     edits = {
         "list": [1, 2], "huge_arch": {**good, "net_arch": [60000, 60000]},
         "neg_arch": {**good, "net_arch": {"pi": [-5], "vf": [0]}},

@@ -21,7 +21,7 @@ restricted to a few orders of each seat, then scores *every* distinct order of e
 the other's restricted mix, streaming the orders through a compiled kernel
 (:func:`pyanitsa.agents.kernels.order_values2`), adds the best ones, drops orders long out of the
 support, and repeats until neither seat's best response over all its orders gains more than
-:data:`~pyanitsa.agents.zero_sum.ORACLE_TOLERANCE` (:mod:`pyanitsa.agents.zero_sum` holds
+:data:`~pyanitsa.solvers.lp.ORACLE_TOLERANCE` (:mod:`pyanitsa.solvers.lp` holds
 the LP and the oracle). The restricted equilibrium is then an equilibrium of the whole game, and
 :attr:`Solution.gap` says by how little a best response beats it.
 
@@ -45,7 +45,11 @@ from pyanitsa.agents.lazy import lazy_module
 from pyanitsa.agents.search import cards_for_ranks
 from pyanitsa.agents.specs import register
 from pyanitsa.agents.warm import FallingBack
-from pyanitsa.agents.zero_sum import (
+from pyanitsa.cards import Card
+from pyanitsa.errors import PyanitsaError
+from pyanitsa.protocol import BaseAgent, HandView
+from pyanitsa.rules import Rules
+from pyanitsa.solvers.lp import (
     OBJECTIVES,
     STREAM_CHUNK,
     Progress,
@@ -55,10 +59,6 @@ from pyanitsa.agents.zero_sum import (
     solve_streaming,
     zero_sum_payoff,
 )
-from pyanitsa.cards import Card
-from pyanitsa.errors import PyanitsaError
-from pyanitsa.protocol import BaseAgent, HandView
-from pyanitsa.rules import Rules
 
 DEFAULT_MAX_ORDERS = 5040
 """Distinct rank orders per player above which the agent does not solve the game (7! = 5,040):
@@ -106,7 +106,7 @@ class Solution:
     gap: float = 0.0
     """The most either seat's best response over all its orders gains against the other's mix
     (0 for an exact equilibrium; the double oracle stops at
-    :data:`~pyanitsa.agents.zero_sum.ORACLE_TOLERANCE`)."""
+    :data:`~pyanitsa.solvers.lp.ORACLE_TOLERANCE`)."""
 
     def support(self, seat: int, eps: float = 1e-12) -> list[tuple[np.ndarray, float]]:
         """``(order, probability)`` of a seat's orders played with positive probability,

@@ -5,7 +5,7 @@ to build: it keeps a restricted game (:class:`Restricted`, its LP grown and shru
 :class:`RestrictedLP`), scores *every* order of each seat against the other's restricted mix
 through a compiled kernel (:class:`StreamedGame`), adds the orders that gain, drops those long
 out of the support, and stops when no order of either seat gains more than the tolerance.
-:mod:`pyanitsa.agents.equilibrium` chooses between the two and wraps the answer per deal.
+:mod:`pyanitsa.solvers.exact` chooses between the two and wraps the answer per deal.
 """
 
 from __future__ import annotations

@@ -16,7 +16,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from pyanitsa.enumeration_store import StoreError, open_locked, rules_key
+from pyanitsa.research.enumeration_store import StoreError, open_locked, rules_key
 from pyanitsa.rules import Rules
 
 FORMAT = 1

@@ -13,7 +13,7 @@ whose state, with the chains, is the whole search state: saving it between gener
 loading it again continues the same stream exactly.
 
 ``method="blocks"`` (the cycle hunt's default) searches another space: each generation plays
-``chains * proposals`` random compositions of cycling block pairs (:mod:`pyanitsa.batch.blocks`),
+``chains * proposals`` random compositions of cycling block pairs (:mod:`pyanitsa.research.hunt_blocks`),
 deals built to cycle from their first round. Neither random deals nor climbing on length
 reach a 32-card cycle in 10^8 deals (docs/research.md); compositions do in seconds.
 """
@@ -27,7 +27,6 @@ from typing import Any
 import numpy as np
 from numba import njit, prange
 
-from pyanitsa.batch.blocks import Composer
 from pyanitsa.batch.classic import (
     N_RESULT,
     PMAX,
@@ -40,6 +39,7 @@ from pyanitsa.batch.classic_round import deal_into, deal_work
 from pyanitsa.batch.encode import CAPPED, CYCLE, R_CLEN, R_CSTART, params, ring_size, strength_table
 from pyanitsa.errors import InvalidRulesError, PyanitsaError
 from pyanitsa.records import Record
+from pyanitsa.research.hunt_blocks import Composer
 from pyanitsa.rules import Rules
 
 SLICE = 16

@@ -6,14 +6,14 @@ illegal ranks masked out. ``order_hands`` orders many hands with one forward pas
 all of them (a tournament or an evaluation asks for thousands at once).
 
 Saved policies (written by ``pyanitsa train``; the files are read and written in
-:mod:`pyanitsa.agents.policy_files`):
+:mod:`pyanitsa.policies.files`):
 
 * ``NAME.pt`` plus ``NAME.json``: the policy network's ``state_dict`` (tensors only, loaded with
   ``torch.load(weights_only=True)``: no code runs) and a sidecar with the architecture, the
   observation layout (rules, players, action count), the training config, seed and package
   versions. The network is rebuilt from the sidecar with stable-baselines3's policy class. This
   is the safe default.
-* ``NAME.npz`` beside them: the actor alone, in numpy (:mod:`pyanitsa.agents.numpy_policy`).
+* ``NAME.npz`` beside them: the actor alone, in numpy (:mod:`pyanitsa.policies.numpy_actor`).
   When it is there the agent plays from it, and torch, gymnasium and stable-baselines3 are not
   imported at all; ``backend=torch`` plays from the ``.pt`` instead (same orders).
 * An **ensemble** (``members: N`` in the sidecar; ``distill.members`` makes one): the same
@@ -25,7 +25,7 @@ Saved policies (written by ``pyanitsa train``; the files are read and written in
 
 Spec forms: ``ppo:PATH`` with ``PATH`` a ``.pt`` file, its stem (``runs/x/model``), a run
 folder (its ``model.pt``), a ``.zip`` (with ``trust=True``), or a bundled name from
-``pyanitsa/agents/policies/`` (``ppo:tactical-2p``). Parameters: ``greedy`` (default False:
+``policies/shipped/`` (``pyanitsa.policies.shipped``) (``ppo:tactical-2p``). Parameters: ``greedy`` (default False:
 each rank is sampled from the policy with the agent's seeded rng, so the same seed gives the
 same order on either backend; True: the most probable legal rank, one order a hand, which
 ``mix`` lists), ``deterministic`` (its older name, still accepted), ``trust``, and ``backend``:
@@ -43,8 +43,11 @@ from typing import Any
 
 import numpy as np
 
-from pyanitsa.agents.numpy_policy import NumpyActor
-from pyanitsa.agents.policy_files import (
+from pyanitsa.agents.specs import register_scheme
+from pyanitsa.agents.warm import Warming, dummy_decision
+from pyanitsa.cards import Card
+from pyanitsa.observation import TacticalLayout, TacticalSeat
+from pyanitsa.policies.files import (
     POLICIES_DIR,
     build_policy,
     bundled_policies,
@@ -53,7 +56,7 @@ from pyanitsa.agents.policy_files import (
     resolve_path,
     save_policy,
 )
-from pyanitsa.agents.policy_meta import (
+from pyanitsa.policies.meta import (
     FORMAT,
     PolicyLoadError,
     PolicyMeta,
@@ -61,10 +64,7 @@ from pyanitsa.agents.policy_meta import (
     policy_meta,
     rules_json,
 )
-from pyanitsa.agents.specs import register_scheme
-from pyanitsa.agents.warm import Warming, dummy_decision
-from pyanitsa.cards import Card
-from pyanitsa.observation import TacticalLayout, TacticalSeat
+from pyanitsa.policies.numpy_actor import NumpyActor
 from pyanitsa.protocol import BaseAgent, HandView, Mix
 from pyanitsa.rules import Rules
 

@@ -6,7 +6,7 @@ holds only what choosing an action needs, the policy head of stable-baselines3's
 so the features extractor is the identity), as float32 arrays named ``pi.0.weight``,
 ``pi.0.bias``, ..., ``action.weight``, ``action.bias`` in torch's ``(out, in)`` layout. An
 ensemble's sidecar says ``members: N``, and member ``K``'s arrays are named ``mK.pi.0.weight``
-and so on (:func:`~pyanitsa.agents.policy_meta.member_prefix`).
+and so on (:func:`~pyanitsa.policies.meta.member_prefix`).
 
 Loading runs no code and allocates nothing the sidecar does not announce: every member's
 ``.npy`` header is read and checked against the shapes the sidecar's ``net_arch`` gives before
@@ -25,9 +25,9 @@ from typing import Any
 
 import numpy as np
 
-from pyanitsa.agents.model_features import ModelFeatures
-from pyanitsa.agents.policy_meta import PolicyLoadError, PolicyMeta, member_prefix
 from pyanitsa.observation import TacticalLayout
+from pyanitsa.policies.features import ModelFeatures
+from pyanitsa.policies.meta import PolicyLoadError, PolicyMeta, member_prefix
 
 
 def _relu(x: np.ndarray) -> np.ndarray:

@@ -1,7 +1,7 @@
 """A hunt's searchers advanced as Ray tasks, one core each, on a local or remote cluster.
 
 Ray is the optional ``ray`` extra, imported only when this backend runs (see
-:mod:`pyanitsa.batch.enumerate_ray`, whose cluster start this reuses). A task is
+:mod:`pyanitsa.research.enumeration_ray`, whose cluster start this reuses). A task is
 :meth:`Hunt.advance` on one searcher's state: a pure function of the rules, the hunt's
 settings, the state and the deal count to reach, so a task Ray retries after a worker died
 returns what the first attempt would have, and the parent commits whole rounds in searcher
@@ -21,8 +21,8 @@ _HUNTS: dict[str, Any] = {}
 def _advance(key: str, settings: dict[str, Any], state: dict[str, Any], until: int,
              stop_on_cycle: bool) -> tuple[dict[str, Any], list[tuple[Any, ...]]]:
     from pyanitsa.batch import set_workers
-    from pyanitsa.batch.hunt import Hunt, HuntState
-    from pyanitsa.enumeration_store import rules_from_key
+    from pyanitsa.research.enumeration_store import rules_from_key
+    from pyanitsa.research.hunt import Hunt, HuntState
 
     set_workers(1)  # one core a task: Ray runs one task per CPU
     name = key + json.dumps(settings, sort_keys=True)

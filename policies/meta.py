@@ -19,11 +19,11 @@ FORMAT = "pyanitsa-policy/1"
 ALGORITHMS = ("MaskablePPO", "PPO")
 PRIORS = ("none", "hand")
 """``prior``: ``hand`` adds ``log(cards of each rank in hand)`` to the logits
-(:mod:`pyanitsa.agents.policy_prior`), so equal outputs play ``random``."""
+(:mod:`pyanitsa.policies.prior`), so equal outputs play ``random``."""
 FEATURES = ("obs", "last", "model")
 """``features``: what the network reads, the observation, the observation with the rank
 played last and the share placed after it (:data:`pyanitsa.observation.FEATURES`), or those
-and an opponent model's pair marginals (``model``, :mod:`pyanitsa.agents.model_features`,
+and an opponent model's pair marginals (``model``, :mod:`pyanitsa.policies.features`,
 the agent named by the sidecar's ``opponent_model``)."""
 OPPONENT_MODELS = ("random", "ascending", "descending", "strongest_first", "strongest_last",
                    "sacrifice", "tie_aware", "mixed")

@@ -1,7 +1,7 @@
-"""A saved policy on disk (``ppo:``, :mod:`pyanitsa.agents.policy`): writing its files,
+"""A saved policy on disk (``ppo:``, :mod:`pyanitsa.policies.ppo`): writing its files,
 rebuilding its network from the sidecar, finding the file a spec names and loading it.
 
-The formats are described in :mod:`pyanitsa.agents.policy`; torch and stable-baselines3 are
+The formats are described in :mod:`pyanitsa.policies.ppo`; torch and stable-baselines3 are
 imported only inside the functions that need them.
 """
 
@@ -14,25 +14,25 @@ from typing import Any
 
 import numpy as np
 
-from pyanitsa.agents.numpy_policy import (
-    ACTIVATIONS,
-    NumpyActor,
-    actor_arrays,
-    load_actor,
-    save_actor,
-)
-from pyanitsa.agents.policy_meta import (
+from pyanitsa.errors import PyanitsaError
+from pyanitsa.observation import TacticalLayout
+from pyanitsa.policies.meta import (
     PolicyLoadError,
     PolicyMeta,
     member_prefix,
     policy_meta,
     read_sidecar,
 )
-from pyanitsa.errors import PyanitsaError
-from pyanitsa.observation import TacticalLayout
+from pyanitsa.policies.numpy_actor import (
+    ACTIVATIONS,
+    NumpyActor,
+    actor_arrays,
+    load_actor,
+    save_actor,
+)
 from pyanitsa.rules import Rules
 
-POLICIES_DIR = Path(__file__).resolve().parent / "policies"
+POLICIES_DIR = Path(__file__).resolve().parent / "shipped"
 """Policies shipped with the package (``ppo:NAME`` finds ``NAME.pt`` here)."""
 
 def save_policy(policy: Any, meta: PolicyMeta, path: str | os.PathLike[str]) -> Path:
@@ -69,7 +69,7 @@ def build_policy(meta: PolicyMeta) -> Any:
 
     extra: dict[str, Any] = {}
     if meta.prior == "hand":
-        from pyanitsa.agents.policy_prior import PriorPolicy as cls
+        from pyanitsa.policies.prior import PriorPolicy as cls
 
         extra = cls.kwargs_for(TacticalLayout(meta.make_rules(), meta.players))
     elif meta.algorithm == "MaskablePPO":
@@ -77,11 +77,11 @@ def build_policy(meta: PolicyMeta) -> Any:
     else:
         from stable_baselines3.common.policies import ActorCriticPolicy as cls
     if meta.features == "last":
-        from pyanitsa.agents.policy_prior import LastPlayed
+        from pyanitsa.policies.prior import LastPlayed
 
         extra.update(LastPlayed.kwargs_for(TacticalLayout(meta.make_rules(), meta.players)))
     elif meta.features == "model":
-        from pyanitsa.agents.policy_prior import OpponentModel
+        from pyanitsa.policies.prior import OpponentModel
 
         extra.update(OpponentModel.kwargs_for(TacticalLayout(meta.make_rules(), meta.players),
                                               str(meta.opponent_model)))

@@ -1,7 +1,7 @@
 """A range store: an enumeration's ranges of the deal ranking, committed to SQLite as they finish.
 
 The arrangements of the deck's ranks, in lexicographic order (the deal ranking of
-:mod:`pyanitsa.enumeration`), are cut into ranges of ``range_size`` consecutive ranks. A finished
+:mod:`pyanitsa.research.enumeration`), are cut into ranges of ``range_size`` consecutive ranks. A finished
 range is committed in one transaction with its totals, its longest game and its cycles, so a run
 killed at any moment leaves whole ranges only: a range being played when the run died is simply
 not there, and ``--resume`` plays it again. The report merges the committed ranges in range order,
@@ -20,8 +20,8 @@ from pathlib import Path
 from typing import Any
 
 from pyanitsa.cards import Deck
-from pyanitsa.enumeration import DealStats, Longest, arrangements, deal_at
 from pyanitsa.errors import PyanitsaError
+from pyanitsa.research.enumeration import DealStats, Longest, arrangements, deal_at
 from pyanitsa.rules import Rules
 
 FORMAT = 1
@@ -181,7 +181,7 @@ class RangeStore:
 
     def commit(self, idx: int, result: Any, *, seconds: float, cpu_seconds: float,
                backend: str) -> None:
-        """Store range ``idx``'s :class:`~pyanitsa.batch.enumerate.RangeResult` atomically, with
+        """Store range ``idx``'s :class:`~pyanitsa.research.enumeration_batch.RangeResult` atomically, with
         the wall time and the CPU time (all threads) that played it."""
         st: DealStats = result.stats
         lg = st.longest

@@ -1,7 +1,7 @@
 """``nash``: approximate equilibrium play of a two-player tactical deal of any size.
 
 With two players and nothing set aside the unseen cards *are* the opponent's hand, so the deal
-is a known zero-sum game. The agent runs CFR+ on it (:mod:`pyanitsa.agents.nash_kernels`): a
+is a known zero-sum game. The agent runs CFR+ on it (:mod:`pyanitsa.solvers.cfr_kernels`): a
 behaviour strategy for each seat over ``(ranks still held, rank played last)``, learned against
 the exact expected payoff with one tie carried per showdown, and plays an order sampled from
 its own seat's average strategy. The strategy is a pure function of the two hands (no
@@ -42,7 +42,7 @@ from pyanitsa.protocol import BaseAgent, HandView, Mix, view_for
 from pyanitsa.ranks import rank_table
 from pyanitsa.rules import Rules
 
-nk = lazy_module("pyanitsa.agents.nash_kernels")
+nk = lazy_module("pyanitsa.solvers.cfr_kernels")
 kernels = lazy_module("pyanitsa.agents.kernels")
 
 DEFAULT_ITERATIONS = 100
@@ -50,7 +50,7 @@ DEFAULT_ITERATIONS = 100
 full 36-card deals on one core of the benchmark machine (DCFR at 80: 0.9 s and 1.4 s; a best
 response gains 0.115 at 150 iterations against 0.147 at 100; BENCHMARKS.md, "Strength")."""
 Algorithm = Literal["cfr+", "dcfr"]
-"""How the passes learn (:func:`pyanitsa.agents.nash_kernels.cfr`): ``cfr+`` (regret matching+,
+"""How the passes learn (:func:`pyanitsa.solvers.cfr_kernels.cfr`): ``cfr+`` (regret matching+,
 linear averaging) or ``dcfr`` (discounted regrets, quadratic averaging), which reaches the same
 gap in about four fifths of the iterations (BENCHMARKS.md, "A faster teacher")."""
 DEFAULT_MAX_STATES = 60_000
@@ -92,7 +92,7 @@ def _solve(rules: Rules, c0: tuple[int, ...], c1: tuple[int, ...], iterations: i
 
 def _cfr(rules: Rules, c0: np.ndarray, c1: np.ndarray, iterations: int, algorithm: Algorithm,
          p0: float = 0.0, m1: Any = None, p1: float = 0.0, m0: Any = None) -> DealStrategy:
-    """:func:`pyanitsa.agents.nash_kernels.cfr` on the hands ``c0``, ``c1``, with the opponent
+    """:func:`pyanitsa.solvers.cfr_kernels.cfr` on the hands ``c0``, ``c1``, with the opponent
     models ``p0, m1, p1, m0`` it takes."""
     start = time.perf_counter()
     table = rank_table(rules)
@@ -116,7 +116,7 @@ are a pure function of the deal (cached for both seatings of a duplicate pair)."
 def model_marginals(rules: Rules, model: Any, mine: HandView, samples: int
                     ) -> tuple[np.ndarray, np.ndarray]:
     """The pair marginals of ``model`` holding the cards ``mine`` does not hold."""
-    from pyanitsa.agents.exploit import rank_mix, sampled_mix
+    from pyanitsa.solvers.exploitability import rank_mix, sampled_mix
 
     theirs = view_for(rules, 1 - mine.seat, 2, unseen_cards(mine), 0)
     listed = model.mix(theirs) if hasattr(model, "mix") else None
@@ -136,7 +136,7 @@ def respond(rules: Rules, mine: np.ndarray, theirs: np.ndarray, iterations: int,
             algorithm: Algorithm = "cfr+") -> DealStrategy:
     """The restricted Nash response of the hand ``mine`` (seat 0 of the result) to an opponent
     that plays the marginals ``model`` with probability ``confidence`` and anything otherwise
-    (:func:`pyanitsa.agents.nash_kernels.cfr`); seat 1 holds the adversary's strategy."""
+    (:func:`pyanitsa.solvers.cfr_kernels.cfr`); seat 1 holds the adversary's strategy."""
     return _cfr(rules, mine, theirs, iterations, algorithm, float(confidence), model)
 
 

@@ -1,12 +1,12 @@
 """Exhaustive two-player enumeration on the batch core, in parallel and in constant memory.
 
-The same deals, in the same order, as :func:`pyanitsa.enumeration.distinct_deals`:
+The same deals, in the same order, as :func:`pyanitsa.research.enumeration.distinct_deals`:
 arrangements of the deck's rank values in lexicographic order, cut in half, seat 0 taking the
 first half, an arrangement kept only when its first half is not greater than its second (even
 deck sizes). The arrangements are split into chunks of consecutive ranks; each chunk starts from
 its unranked first arrangement and steps with next-permutation, so memory stays constant. Chunk
 statistics are merged in enumeration order, an earlier chunk's longest game winning ties, so the
-result is :func:`pyanitsa.enumeration.enumerate_deals`'s exactly, for any number of workers.
+result is :func:`pyanitsa.research.enumeration.enumerate_deals`'s exactly, for any number of workers.
 """
 
 from __future__ import annotations
@@ -38,7 +38,9 @@ from pyanitsa.batch.encode import (
     ring_size,
     strength_table,
 )
-from pyanitsa.enumeration import (
+from pyanitsa.batch.pieces import next_permutation
+from pyanitsa.interrupts import ctrl_c_between_calls
+from pyanitsa.research.enumeration import (
     DealStats,
     Longest,
     arrangements,
@@ -47,7 +49,6 @@ from pyanitsa.enumeration import (
     rank_of,
     unrank,
 )
-from pyanitsa.interrupts import ctrl_c_between_calls
 from pyanitsa.rules import Rules
 
 # chunk statistics
@@ -56,31 +57,6 @@ S_ROUNDS, S_SHOWDOWNS, S_FOUND, S_LSHOW, S_LROUNDS = 7, 8, 9, 10, 11
 N_STATS = 12
 
 DEFAULT_CHUNK = 1 << 15
-
-
-@njit(cache=True, _nrt=False)
-def next_permutation(a):
-    n = a.shape[0]
-    i = n - 2
-    while i >= 0 and a[i] >= a[i + 1]:
-        i -= 1
-    if i < 0:
-        return False
-    j = n - 1
-    while a[j] <= a[i]:
-        j -= 1
-    t = a[i]
-    a[i] = a[j]
-    a[j] = t
-    lo = i + 1
-    hi = n - 1
-    while lo < hi:
-        t = a[lo]
-        a[lo] = a[hi]
-        a[hi] = t
-        lo += 1
-        hi -= 1
-    return True
 
 
 @njit(cache=True)
@@ -256,7 +232,7 @@ def _count(stats: DealStats, row: np.ndarray) -> None:
 
 def enumerate_batch(rules: Rules, *, workers: int | None = None, chunk: int = DEFAULT_CHUNK,
                     progress: Callable[[int], None] | None = None) -> DealStats:
-    """:func:`pyanitsa.enumeration.enumerate_deals` on the batch core (the same result).
+    """:func:`pyanitsa.research.enumeration.enumerate_deals` on the batch core (the same result).
 
     ``workers`` threads (default: every core); ``progress(n)`` gets the deals done since its
     last call.

@@ -3,7 +3,7 @@
 Ray is the optional ``ray`` extra, so it is imported only when this backend runs: the core
 imports no module that imports Ray at load time (``tests/test_layout.py``). A task gets the rules
 as their canonical JSON and two arrangement ranks, and returns the range's
-:class:`~pyanitsa.batch.enumerate.RangeResult`; the parent commits each as it arrives, in
+:class:`~pyanitsa.research.enumeration_batch.RangeResult`; the parent commits each as it arrives, in
 whatever order the tasks finish (the store merges them in range order).
 """
 
@@ -15,8 +15,8 @@ import time
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from pyanitsa.batch.enumerate import DEFAULT_CHUNK, RangeResult
 from pyanitsa.errors import PyanitsaError
+from pyanitsa.research.enumeration_batch import DEFAULT_CHUNK, RangeResult
 
 OnDone = Callable[[int, RangeResult, float, float], None]
 
@@ -24,8 +24,8 @@ OnDone = Callable[[int, RangeResult, float, float], None]
 def _play_range(key: str, lo: int, hi: int, chunk: int) -> tuple[RangeResult, float, float]:
     """One range on one thread of a worker; returns it with the wall and CPU seconds it took
     there."""
-    from pyanitsa.batch.enumerate import enumerate_range
-    from pyanitsa.enumeration_store import rules_from_key
+    from pyanitsa.research.enumeration_batch import enumerate_range
+    from pyanitsa.research.enumeration_store import rules_from_key
 
     start, cpu = time.perf_counter(), time.process_time()
     result = enumerate_range(rules_from_key(key), lo, hi, workers=1, chunk=chunk)

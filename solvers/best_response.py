@@ -7,7 +7,7 @@ maximises my expected payoff against a distribution over the other seat's orders
 (:class:`OrderMix`). Three engines, picked by :func:`best_response`, best first:
 
 * ``dp``: against one fixed order, the exact dynamic programme of
-  :mod:`pyanitsa.agents.response_kernels` over the ranks I have left (any deal size up to
+  :mod:`pyanitsa.solvers.best_response_kernels` over the ranks I have left (any deal size up to
   :data:`DP_MAX_CELLS`);
 * ``enumeration``: every distinct rank order of my hand scored against the mix (exact; for
   hands with few distinct orders);
@@ -19,7 +19,7 @@ maximises my expected payoff against a distribution over the other seat's orders
 Every payoff reported is the batch core's exact score of a real order against the mix
 (:func:`expected_payoff`, :func:`pyanitsa.batch.tactical.play_pair` underneath); a mix that is
 only a sample of an agent's orders gives an unbiased estimate of it on fresh samples, which is
-how :mod:`pyanitsa.agents.exploit` keeps its lower bound honest.
+how :mod:`pyanitsa.solvers.exploitability` keeps its lower bound honest.
 """
 
 from __future__ import annotations
@@ -36,7 +36,7 @@ from pyanitsa.ranks import rank_table
 from pyanitsa.rules import Rules
 
 kernels = lazy_module("pyanitsa.agents.kernels")
-rk = lazy_module("pyanitsa.agents.response_kernels")
+rk = lazy_module("pyanitsa.solvers.best_response_kernels")
 
 OBJECTIVES = ("margin", "win")
 DP_MAX_CELLS = 20_000_000

@@ -1,6 +1,6 @@
 """``features: model``: the network also reads what an opponent model plays against it.
 
-A restricted Nash response (``distill.model``, :func:`pyanitsa.agents.nash.respond`) is a
+A restricted Nash response (``distill.model``, :func:`pyanitsa.solvers.cfr.respond`) is a
 function of the model's *pair marginals*: the chance that the model plays rank ``y`` at the
 showdown about to come, and the chance that it plays ``y`` there after tying the rank I played
 last (a tie carries the pot, so that pair decides the most cards). A network given only the
@@ -9,7 +9,7 @@ fits a response's teacher more closely (BENCHMARKS.md, "Restricted response at p
 
 The marginals are a pure function of the observation: the opponent's hand is the ``unseen``
 slice (two players, ``deal: equal``), my dealt hand is the ``hand`` slice plus the ranks of the
-``order`` so far, and :func:`pyanitsa.agents.nash.model_marginals` seeds the model's generators
+``order`` so far, and :func:`pyanitsa.solvers.cfr.model_marginals` seeds the model's generators
 with the hands. So a policy computes in play exactly what it was fitted on, once a deal (a
 bounded cache keeps the last deals' marginals).
 """
@@ -21,8 +21,8 @@ from typing import Any
 
 import numpy as np
 
-from pyanitsa.agents.policy_meta import OPPONENT_MODELS, is_opponent_model
 from pyanitsa.observation import TacticalLayout
+from pyanitsa.policies.meta import OPPONENT_MODELS, is_opponent_model
 from pyanitsa.protocol import view_for
 from pyanitsa.ranks import rank_table
 
@@ -80,7 +80,7 @@ class ModelFeatures:
 
     def _marginals(self, seat: int, dealt: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """The model's pair marginals against the hand ``dealt`` (cards of each rank)."""
-        from pyanitsa.agents import nash
+        from pyanitsa.solvers import cfr as nash
 
         cache = _CACHES.get(self._cache_key)
         if cache is None:  # not setdefault: that would build a dict on every call

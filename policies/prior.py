@@ -54,15 +54,15 @@ class LastPlayed(BaseFeaturesExtractor):
 
 class OpponentModel(LastPlayed):
     """:class:`LastPlayed` followed by an opponent model's pair marginals (``features: model``,
-    :class:`pyanitsa.agents.model_features.ModelFeatures`, computed in numpy: nothing to
+    :class:`pyanitsa.policies.features.ModelFeatures`, computed in numpy: nothing to
     differentiate, and the numpy actor reads the very same numbers)."""
 
     features_kind = "model"
 
     def __init__(self, observation_space: Any, ranks: int, hand_size: int,
                  opponent_model: str, rules: dict[str, Any], players: int) -> None:
-        from pyanitsa.agents.model_features import ModelFeatures
-        from pyanitsa.agents.policy_meta import rules_from_json
+        from pyanitsa.policies.features import ModelFeatures
+        from pyanitsa.policies.meta import rules_from_json
 
         super().__init__(observation_space, ranks, hand_size)
         self._features_dim += 2 * ranks
@@ -77,7 +77,7 @@ class OpponentModel(LastPlayed):
     @staticmethod
     def kwargs_for(layout: TacticalLayout, opponent_model: str) -> dict[str, Any]:
         """The policy's constructor arguments that make it read ``features: model``."""
-        from pyanitsa.agents.policy_meta import rules_json
+        from pyanitsa.policies.meta import rules_json
 
         assert layout.slices["order"].start == layout.ranks  # what forward() slices
         return {"features_extractor_class": OpponentModel,
