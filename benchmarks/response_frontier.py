@@ -32,7 +32,7 @@ def against_model(rules, agent, model, deals: int, seed: int, fresh: int) -> tup
     from pyanitsa.protocol import hand_view
     from pyanitsa.rng import Rng, derive_seed
     from pyanitsa.solvers.best_response import payoffs
-    from pyanitsa.solvers.exploitability import sample_rng, sampled_mix
+    from pyanitsa.solvers.mixes import sample_rng, sampled_mix
 
     wins, margins = [], []
     for i in range(deals):

@@ -250,7 +250,8 @@ def check_exact(rules: Rules, ranks: Sequence[Sequence[int]],
     """Brute-force exactness of a returned equilibrium (see the module docstring)."""
     from tqdm import tqdm
 
-    from pyanitsa.solvers.best_response import OrderMix, payoffs
+    from pyanitsa.solvers.best_response import payoffs
+    from pyanitsa.solvers.mixes import OrderMix
 
     start = time.perf_counter()
     om = [OrderMix.of(o, p, exact=True) for o, p in mixes]

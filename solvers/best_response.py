@@ -24,7 +24,7 @@ how :mod:`pyanitsa.solvers.exploitability` keeps its lower bound honest.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -34,6 +34,7 @@ from pyanitsa.agents.search import OrderSearch
 from pyanitsa.errors import PyanitsaError
 from pyanitsa.ranks import rank_table
 from pyanitsa.rules import Rules
+from pyanitsa.solvers.mixes import OrderMix
 
 kernels = lazy_module("pyanitsa.agents.kernels")
 rk = lazy_module("pyanitsa.solvers.best_response_kernels")
@@ -47,40 +48,6 @@ DP_STARTS = 8
 """Search starts from the dynamic programme's answer to this many of the likeliest orders."""
 SEARCH_RESTARTS = 4
 """Perturbation restarts of the local search."""
-
-
-@dataclass(frozen=True)
-class OrderMix:
-    """A distribution over rank orders of one hand (``orders[i]`` with ``probs[i]``)."""
-
-    orders: np.ndarray
-    """Distinct rank orders, one per row (``int8`` rank indices, first played first)."""
-    probs: np.ndarray
-    """Their probabilities (sum 1)."""
-    exact: bool
-    """True if this is the agent's whole distribution, False if a sample of it."""
-
-    @classmethod
-    def of(cls, orders: Iterable[Sequence[int]], weights: Iterable[float] | None = None, *,
-           exact: bool) -> OrderMix:
-        """Merge repeated orders; ``weights`` default to one per order given."""
-        rows = [tuple(int(r) for r in o) for o in orders]
-        ws = [1.0] * len(rows) if weights is None else [float(w) for w in weights]
-        if not rows or len(ws) != len(rows) or min(ws) < 0 or sum(ws) <= 0:
-            raise PyanitsaError("a mix needs at least one order and non-negative weights")
-        merged: dict[tuple[int, ...], float] = {}
-        for row, w in zip(rows, ws, strict=True):
-            merged[row] = merged.get(row, 0.0) + w
-        keep = [(row, w) for row, w in merged.items() if w > 0]
-        p = np.array([w for _, w in keep], np.float64)
-        return cls(np.array([row for row, _ in keep], np.int8), p / p.sum(), exact)
-
-    @property
-    def support(self) -> int:
-        return len(self.probs)
-
-    def likeliest(self, k: int) -> np.ndarray:
-        return self.orders[np.argsort(-self.probs, kind="stable")[:k]]
 
 
 @dataclass(frozen=True)

@@ -116,7 +116,7 @@ are a pure function of the deal (cached for both seatings of a duplicate pair)."
 def model_marginals(rules: Rules, model: Any, mine: HandView, samples: int
                     ) -> tuple[np.ndarray, np.ndarray]:
     """The pair marginals of ``model`` holding the cards ``mine`` does not hold."""
-    from pyanitsa.solvers.exploitability import rank_mix, sampled_mix
+    from pyanitsa.solvers.mixes import rank_mix, sampled_mix
 
     theirs = view_for(rules, 1 - mine.seat, 2, unseen_cards(mine), 0)
     listed = model.mix(theirs) if hasattr(model, "mix") else None

@@ -18,9 +18,10 @@ from pyanitsa.protocol import hand_view
 from pyanitsa.ranks import rank_table
 from pyanitsa.rng import Rng, derive_seed
 from pyanitsa.rules import Rules
-from pyanitsa.solvers.best_response import OrderMix, payoffs
+from pyanitsa.solvers.best_response import payoffs
 from pyanitsa.solvers.exact import solve_deal
-from pyanitsa.solvers.exploitability import exploit_deals, rank_mix
+from pyanitsa.solvers.exploitability import exploit_deals
+from pyanitsa.solvers.mixes import OrderMix, rank_mix
 
 TOLERANCE = 0.3
 

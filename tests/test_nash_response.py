@@ -22,7 +22,8 @@ from pyanitsa.rng import Rng, derive_seed
 from pyanitsa.rules import Rules
 from pyanitsa.solvers import cfr_kernels as nk
 from pyanitsa.solvers.best_response import payoffs
-from pyanitsa.solvers.exploitability import exploit_deals, rank_mix, sampled_mix
+from pyanitsa.solvers.exploitability import exploit_deals
+from pyanitsa.solvers.mixes import rank_mix, sampled_mix
 
 TOL = 0.3
 RULES = Rules.from_options({"mode": "tactical", "deck": {"ranks": 6, "suits": 2}})

@@ -73,7 +73,7 @@ class MetaGame:
 
     ``orders[name]`` is an ``int8`` array ``(deals, 2, hand)``: the member's rank order in each
     seat of each deal, drawn with the keyed generator of
-    :func:`pyanitsa.solvers.exploitability.sample_rng` (``meta_seed``, the deal, the seat, the member's
+    :func:`pyanitsa.solvers.mixes.sample_rng` (``meta_seed``, the deal, the seat, the member's
     index), so the same member orders the same way in a resumed run.
     """
 
@@ -93,7 +93,7 @@ class MetaGame:
     def add(self, name: str, agent: Any, index: int) -> None:
         """Order every (deal, seat) as ``agent`` (member number ``index``) would."""
         from pyanitsa.agents.seeding import key_from_seed
-        from pyanitsa.solvers.exploitability import sample_rng
+        from pyanitsa.solvers.mixes import sample_rng
 
         key = key_from_seed(self.seed)
         views = [v for pair in self.views for v in pair]

@@ -1,0 +1,95 @@
+"""``best_response``: the agent that exploits another (``best_response(target=SPEC)``).
+
+It predicts the target's orders from the opponent's own view (the target run on it, or its
+listed mix: :mod:`pyanitsa.solvers.mixes`) and plays the best response of
+:mod:`pyanitsa.solvers.best_response` to them; with 3+ players or cards set aside it plays
+``mc_search`` with the target as its opponent model.
+"""
+
+from __future__ import annotations
+
+import copy
+import time
+from typing import Any
+
+import numpy as np
+
+from pyanitsa.agents.specs import make_agent, register
+from pyanitsa.agents.warm import Warming, dummy_decision, warm_agent
+from pyanitsa.cards import Card
+from pyanitsa.protocol import BaseAgent, HandView, hand_view
+from pyanitsa.rules import Rules
+from pyanitsa.solvers.best_response import best_response
+from pyanitsa.solvers.mixes import DEFAULT_SAMPLES, rank_mix, sampled_mix
+
+
+@register("best_response")
+class BestResponseAgent(Warming, BaseAgent):
+    """Exploits ``target``: predicts its orders from the opponent's own view (the agent run on
+    it, or its listed mix) and plays a best response to them (exact against one order, else
+    search); with 3+ players or cards set aside, mc_search with ``target`` as opponent model.
+
+    Parameters: ``target`` the agent spec to exploit; ``samples`` target calls to predict it;
+    ``objective`` ``margin`` or ``win``; ``restarts`` of the local search.
+    """
+
+    def __init__(self, *, target: str = "random", samples: int = DEFAULT_SAMPLES,
+                 objective: str = "margin", restarts: int = 4) -> None:
+        if samples < 1 or restarts < 0:
+            raise ValueError("samples must be at least 1 and restarts at least 0")
+        if objective not in ("margin", "win"):
+            raise ValueError(f"objective={objective!r}: margin or win")
+        self.target_spec = target
+        self.target = make_agent(target)
+        self.samples = samples
+        self.objective = objective
+        self.restarts = restarts
+        self.last_info: dict[str, Any] = {}
+
+    def warm(self, rules: Rules, players: int) -> None:
+        if rules.mode != "tactical":
+            return
+        warm_agent(self.target, rules, players)
+        dummy_decision(self.lite(), rules, players)
+
+    def lite(self) -> BestResponseAgent:
+        """Three predictions of the target's lite copy: the same engine (dynamic programme,
+        enumeration or search) as a real decision, in most deals, at a fraction of its cost."""
+        lite = copy.copy(self)
+        lite.samples = min(self.samples, 3)
+        lite.restarts = min(self.restarts, 1)
+        lite.last_info = {}
+        lite_of = getattr(self.target, "lite", None)
+        lite.target = lite_of() if callable(lite_of) else self.target
+        return lite
+
+    def order_hand(self, view: HandView, rng: np.random.Generator) -> list[Card]:
+        from pyanitsa.agents.search import MCSearch, cards_for_ranks, unseen_cards
+
+        start = time.perf_counter()
+        if view.players != 2 or view.set_aside:
+            search = MCSearch(samples=self.samples, opponent=self.target_spec,
+                              objective=self.objective, restarts=self.restarts)
+            order = search.order_hand(view, rng)
+            self.last_info = {"agent": "best_response", "method": "mc_search",
+                              "ms": (time.perf_counter() - start) * 1000.0}
+            return order
+        theirs = hand_view(view.rules, 1 - view.seat,
+                           _hands(view.seat, list(view.hand), unseen_cards(view)), 0)
+        listed = self.target.mix(theirs) if hasattr(self.target, "mix") else None
+        if listed:
+            mix = rank_mix(theirs, listed)
+        else:
+            seeds = rng.integers(0, 2**63, self.samples)
+            mix = sampled_mix(self.target, theirs, [int(s) for s in seeds])
+        br = best_response(view.rules, view.hand_ranks(), mix, objective=self.objective,
+                           rng=rng, restarts=self.restarts)
+        self.last_info = {"agent": "best_response", "method": br.method,
+                          "predicted": "mix" if listed else "sampled",
+                          "distinct": mix.support, "value": br.value,
+                          "ms": (time.perf_counter() - start) * 1000.0}
+        return cards_for_ranks(view.hand, br.order, view.ranks)
+
+
+def _hands(seat: int, mine: list[Card], theirs: list[Card]) -> list[list[Card]]:
+    return [mine, theirs] if seat == 0 else [theirs, mine]
