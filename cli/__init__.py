@@ -32,7 +32,7 @@ COMMANDS = (
     "pyanitsa.cli.solve",  # solve
     "pyanitsa.cli.exploit",
     "pyanitsa.cli.tournament",  # tournament, report, match
-    "pyanitsa.cli.train",  # train (training sits above the envs and the agents)
+    "pyanitsa.cli.train",  # train
 )
 
 
