@@ -36,7 +36,7 @@ import numpy as np
 from pyanitsa.agents.guard import DecisionTimeout, IllegalAnswer, time_budget
 from pyanitsa.agents.specs import register_scheme
 from pyanitsa.cards import Card
-from pyanitsa.errors import PyanitsaError
+from pyanitsa.errors import PyanitsaRuntimeError
 from pyanitsa.protocol import BaseAgent, HandView, PickupView, UnsupportedDecisionError
 from pyanitsa.rules import Rules
 
@@ -48,7 +48,7 @@ MAX_LINE = 1 << 20
 """Bytes of one line a bot may print (a longer one is garbage)."""
 
 
-class BotError(PyanitsaError):
+class BotError(PyanitsaRuntimeError):
     """A bot that crashed, printed garbage or broke the protocol (the agent's forfeit)."""
 
 

@@ -36,7 +36,7 @@ from pyanitsa.agents.warm import warm_agent
 from pyanitsa.cards import Card, Seat
 from pyanitsa.classic import ClassicGame, PickupRequest
 from pyanitsa.dealing import deal
-from pyanitsa.errors import IllegalActionError, PyanitsaError
+from pyanitsa.errors import IllegalActionError, PyanitsaError, PyanitsaRuntimeError
 from pyanitsa.events import RoundEvent
 from pyanitsa.orders import check_order
 from pyanitsa.protocol import Agent, check_game, hand_view, pickup_view
@@ -48,7 +48,7 @@ from pyanitsa.rules import Rules
 FailureKind = Literal["error", "illegal", "timeout"]
 
 
-class AgentFailure(PyanitsaError):
+class AgentFailure(PyanitsaRuntimeError):
     """An agent failed a decision: it raised, returned an illegal order, or ran out of time."""
 
     def __init__(self, seat: Seat, kind: FailureKind, message: str) -> None:

@@ -31,7 +31,7 @@ from collections.abc import Callable, Iterator
 from contextvars import ContextVar
 from typing import Any, TypeVar
 
-from pyanitsa.errors import PyanitsaError
+from pyanitsa.errors import PyanitsaRuntimeError
 from pyanitsa.interrupts import pythons_own
 
 T = TypeVar("T")
@@ -42,7 +42,7 @@ _MAX_MESSAGE = 300
 """Characters of an agent's exception message kept (a forfeit reason is one short line)."""
 
 
-class AgentRaised(PyanitsaError):
+class AgentRaised(PyanitsaRuntimeError):
     """Agent code raised ``exc`` (any ``BaseException`` but the user's Ctrl-C)."""
 
     def __init__(self, exc: BaseException) -> None:

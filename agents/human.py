@@ -10,6 +10,7 @@ import numpy as np
 
 from pyanitsa.agents.specs import register
 from pyanitsa.cards import Card
+from pyanitsa.errors import PyanitsaError
 from pyanitsa.protocol import BaseAgent, HandView, PickupView
 from pyanitsa.ranks import RankTable, rank_table
 from pyanitsa.rules import Rules
@@ -30,7 +31,7 @@ ALWAYS_HELP = (" 'always' before one of those words (always table) orders this p
                "later one that way without asking.")
 
 
-class OrderError(ValueError):
+class OrderError(PyanitsaError):
     """Input that does not describe an order of the given cards."""
 
 

@@ -338,5 +338,5 @@ def split_specs(text: str, *, allow_empty: bool = False) -> list[str]:
             start = i + 1
     out.append(text[start:].strip())
     if not allow_empty and any(not s for s in out):
-        raise PyanitsaError(f"--agents {text!r}: an empty agent spec")
+        raise PyanitsaError(f"agents={text!r}: an empty agent spec")
     return out

@@ -21,7 +21,6 @@ import numpy as np
 from pyanitsa.batch import set_workers
 from pyanitsa.batch.encode import CYCLE, R_CLEN, R_OUTCOME
 from pyanitsa.config import apply_override
-from pyanitsa.errors import CliError
 from pyanitsa.research.hunt import Hunt, play_deals
 from pyanitsa.rules import Rules
 
@@ -38,7 +37,7 @@ def main(argv: list[str] | None = None) -> int:
     args = p.parse_args(argv)
     options: dict = {"pickup_order": "natural", "dispute_exhausted": "discard"}
     for item in args.options:
-        apply_override(options, item, error=CliError)
+        apply_override(options, item)
     hunt = Hunt(Rules.from_options(options, deck=args.deck))
     set_workers(1)
     rng = np.random.default_rng(args.seed)

@@ -18,7 +18,8 @@ from typing import Any
 
 import yaml
 
-from pyanitsa.errors import PyanitsaError
+from pyanitsa.cli.errors import in_flags
+from pyanitsa.errors import PyanitsaError, PyanitsaRuntimeError
 from pyanitsa.interrupts import INTERRUPTED, ctrl_c_seen, noting_ctrl_c
 
 COMMANDS = (
@@ -102,8 +103,9 @@ def _run(args: argparse.Namespace) -> int:
         # interpreter's final flush does not raise again.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
-    except (PyanitsaError, OSError, yaml.YAMLError) as exc:
-        print(f"pyanitsa {args.command}: error: {_one_line(exc)}", file=sys.stderr)
+    except (PyanitsaError, PyanitsaRuntimeError, OSError, yaml.YAMLError) as exc:
+        # bad input and failures alike: one line, in the words of the flags the user typed
+        print(f"pyanitsa {args.command}: error: {in_flags(_one_line(exc))}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print(f"pyanitsa {args.command}: interrupted", file=sys.stderr)

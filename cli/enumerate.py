@@ -15,14 +15,14 @@ import time
 from typing import Any
 
 from pyanitsa.cli import argtypes
+from pyanitsa.cli.errors import CliError
 from pyanitsa.cli.rules_args import add_rules_arguments, rules_from_args
-from pyanitsa.errors import PyanitsaError
 from pyanitsa.interrupts import INTERRUPTED
 from pyanitsa.research.enumeration import DealStats, check_enumerable, count_deals, enumerate_deals
 from pyanitsa.rules import Rules
 
 
-class EnumerateError(PyanitsaError, ValueError):
+class EnumerateError(CliError):
     """A combination of flags that cannot run."""
 
 
@@ -133,7 +133,6 @@ def _run_store(rules: Rules, args: argparse.Namespace
         DEFAULT_RANGE_SIZE,
         RangePlan,
         RangeStore,
-        StoreError,
         parse_ranges,
     )
 
@@ -144,8 +143,8 @@ def _run_store(rules: Rules, args: argparse.Namespace
     try:
         plan = store.plan
         if args.resume and args.range_size is not None and args.range_size != plan.size:
-            raise StoreError(f"--range-size: {args.output} was cut into ranges of {plan.size} "
-                             f"arrangements, not {args.range_size}")
+            raise EnumerateError(f"--range-size: {args.output} was cut into ranges of {plan.size} "
+                                 f"arrangements, not {args.range_size}")
         chosen = (parse_ranges(args.ranges, plan.count) if args.ranges is not None
                   else list(range(plan.count)))
         done = store.done()

@@ -15,8 +15,8 @@ from pathlib import Path
 from typing import Any
 
 from pyanitsa.cli import argtypes
+from pyanitsa.cli.errors import CliError
 from pyanitsa.cli.rules_args import add_rules_arguments, rules_from_args
-from pyanitsa.errors import PyanitsaError
 from pyanitsa.interrupts import INTERRUPTED
 
 TASK_DEALS = 1 << 18
@@ -27,7 +27,7 @@ CHECKPOINT_SECONDS = 2.0
 ``--resume``; the results never depend on it)."""
 
 
-class HuntError(PyanitsaError, ValueError):
+class HuntError(CliError):
     """A combination of flags that cannot run."""
 
 
@@ -134,16 +134,14 @@ def run(args: argparse.Namespace) -> int:
 
 def _stored(path: Path, args: argparse.Namespace) -> tuple[Any, dict[str, Any]]:
     """A resumed hunt's rules and settings, read from its store; flags that differ are refused."""
-    import sqlite3
-
+    from pyanitsa import store as sql
     from pyanitsa.research.enumeration_store import StoreError, rules_from_key
+    from pyanitsa.research.hunt_store import WHAT
     if not path.exists():
         raise StoreError(f"--resume: {path.parent} holds no hunt ({path.name})")
-    db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    db = sql.connect_read_only(path, WHAT)
     try:
-        meta = dict(db.execute("SELECT key, value FROM meta"))
-    except sqlite3.DatabaseError as exc:
-        raise StoreError(f"--resume: {path} is not a hunt store ({exc})") from None
+        meta = sql.read_meta(db, path, WHAT)
     finally:
         db.close()
     config = json.loads(meta["config"])
@@ -304,16 +302,17 @@ def _report(store: Any, played: int, seconds: float, args: argparse.Namespace) -
 def _export(args: argparse.Namespace) -> int:
     import sqlite3
 
+    from pyanitsa import store as sql
     from pyanitsa.research.enumeration_store import StoreError
-    from pyanitsa.research.hunt_store import DB_NAME
+    from pyanitsa.research.hunt_store import DB_NAME, WHAT
     path = Path(args.output) / DB_NAME
     if not path.exists():
         raise StoreError(f"--export: {args.output} holds no hunt ({DB_NAME})")
-    db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    db = sql.connect_read_only(path, WHAT)
     try:
         rows = db.execute("SELECT record, result FROM finds ORDER BY id").fetchall()
     except sqlite3.DatabaseError as exc:
-        raise StoreError(f"--export: {path} is not a hunt store ({exc})") from None
+        raise sql.not_a_store(path, WHAT, exc) from None
     finally:
         db.close()
     lines = "".join(f'{{"record": {rec}, "expected": {res}}}\n' for rec, res in rows)

@@ -10,9 +10,10 @@ import sys
 from typing import Any
 
 from pyanitsa.cli import argtypes
+from pyanitsa.cli.errors import CliError
 from pyanitsa.cli.rules_args import add_rules_arguments
 from pyanitsa.config import apply_override, load_mapping
-from pyanitsa.errors import CliError, PyanitsaError
+from pyanitsa.errors import PyanitsaError
 from pyanitsa.rules import Rules
 
 SPRT_KEYS = ("elo0", "elo1", "alpha", "beta")

@@ -7,8 +7,8 @@ import json
 import secrets
 
 from pyanitsa.cli import argtypes
+from pyanitsa.cli.errors import CliError
 from pyanitsa.cli.rules_args import add_rules_arguments, rules_from_args
-from pyanitsa.errors import CliError
 from pyanitsa.events import format_round
 from pyanitsa.records import Record
 from pyanitsa.results import ClassicResult, Result, TacticalResult

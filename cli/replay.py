@@ -7,8 +7,9 @@ import json
 import sys
 from pathlib import Path
 
+from pyanitsa.cli.errors import CliError
 from pyanitsa.cli.play import describe
-from pyanitsa.errors import CliError, InvalidRecordError
+from pyanitsa.errors import InvalidRecordError
 from pyanitsa.events import format_round
 from pyanitsa.records import read_entries
 

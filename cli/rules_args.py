@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import argparse
 
+from pyanitsa.cli.errors import CliError
 from pyanitsa.config import apply_override, load_mapping
-from pyanitsa.errors import CliError
 from pyanitsa.rules import PRESETS, Rules
 
 

@@ -7,8 +7,8 @@ import json
 import time
 
 from pyanitsa.cli import argtypes
+from pyanitsa.cli.errors import CliError
 from pyanitsa.cli.rules_args import add_rules_arguments, rules_from_args
-from pyanitsa.errors import CliError
 from pyanitsa.interrupts import INTERRUPTED, ctrl_c_between_calls
 from pyanitsa.results import ClassicResult, Termination
 from pyanitsa.rng import derive_seed

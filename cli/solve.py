@@ -16,8 +16,8 @@ import time
 from typing import Any
 
 from pyanitsa.cli import argtypes
+from pyanitsa.cli.errors import CliError
 from pyanitsa.cli.rules_args import add_rules_arguments, rules_from_args
-from pyanitsa.errors import CliError
 from pyanitsa.rules import Rules
 
 

@@ -15,8 +15,8 @@ from pyanitsa.config import add_set_argument
 from pyanitsa.interrupts import INTERRUPTED
 
 if TYPE_CHECKING:
+    from pyanitsa.folder_lock import FolderLock
     from pyanitsa.tournaments.config import TournamentConfig
-    from pyanitsa.tournaments.lock import FolderLock
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -71,7 +71,7 @@ class _Sink:
 
 def run_tournament_command(args: argparse.Namespace) -> int:
     from pyanitsa.tournaments.config import load_config
-    from pyanitsa.tournaments.lock import FolderLock
+    from pyanitsa.tournaments.store import hold_folder
 
     config = load_config(args.config, args.overrides)
     rules = config.build_rules()
@@ -80,7 +80,7 @@ def run_tournament_command(args: argparse.Namespace) -> int:
               f"{rules.pickup_order} leave the agents no decision; every game is decided by "
               "the deal (set pickup_order: agent)", file=sys.stderr)
     # the folder is ours before anything in it is read or deleted, until the reports are out
-    with FolderLock.acquire(config.output_dir) as lock:
+    with hold_folder(config.output_dir) as lock:
         return _run_locked(args, config, lock)
 
 

@@ -12,6 +12,7 @@ from pyanitsa.errors import (
     InvalidRecordError,
     InvalidRulesError,
     PyanitsaError,
+    PyanitsaRuntimeError,
 )
 from pyanitsa.records import Record, replay
 from pyanitsa.results import ClassicResult, TacticalResult, Termination
@@ -25,6 +26,6 @@ __all__ = [
     "PRESETS", "Card", "ClassicGame", "ClassicPosition", "ClassicResult", "ClassicView", "Deal", "Deck",
     "IllegalActionError", "InvalidCardError", "InvalidDeckError", "InvalidPositionError",
     "InvalidRecordError", "InvalidRulesError",
-    "PickupRequest", "PyanitsaError", "Record", "Rng", "Rules", "Seat", "TacticalGame",
+    "PickupRequest", "PyanitsaError", "PyanitsaRuntimeError", "Record", "Rng", "Rules", "Seat", "TacticalGame",
     "TacticalResult", "Termination", "deal", "derive_seed", "preset", "replay",
 ]

@@ -77,19 +77,20 @@ def read_mapping(path: str | Path, overrides: Iterable[str] = (), *,
 
 def apply_override(data: dict[str, Any], item: str, *,
                    error: type[PyanitsaError] = ConfigError) -> None:
-    """Set ``a.b.2.c=VALUE`` in nested mappings and lists; VALUE is read as YAML.
+    """Set ``a.b.2.c=VALUE`` in nested mappings and lists; VALUE is read as YAML. Errors name
+    the ``override`` (the command line's ``--set``).
 
     An index equal to a list's length appends; a missing mapping on the way is created.
     """
     key, sep, text = item.partition("=")
     if not sep or not key.strip():
-        raise error(f"--set {item!r}: use KEY=VALUE")
+        raise error(f"override {item!r}: use KEY=VALUE")
     try:
         value = yaml.load(text, Loader=_Loader) if text.strip() else ""  # noqa: S506
     except _HugeInteger as exc:
-        raise error(f"--set {_shown(key.strip())}: {exc}") from None
+        raise error(f"override {_shown(key.strip())}: {exc}") from None
     except yaml.YAMLError:
-        raise error(f"--set {_shown(item)}: the value is not valid YAML") from None
+        raise error(f"override {_shown(item)}: the value is not valid YAML") from None
     parts = key.strip().split(".")
     node: Any = data
     for depth, part in enumerate(parts):
@@ -97,7 +98,7 @@ def apply_override(data: dict[str, Any], item: str, *,
         where = ".".join(parts[:depth + 1])
         if isinstance(node, list):
             if not part.isdigit() or int(part) > len(node):
-                raise error(f"--set {key}: {where} is not an index 0..{len(node)} of the list")
+                raise error(f"override {key}: {where} is not an index 0..{len(node)} of the list")
             index = int(part)
             if index == len(node):
                 node.append(value if last else {})
@@ -111,10 +112,10 @@ def apply_override(data: dict[str, Any], item: str, *,
                 if node.get(part) is None:
                     node[part] = {}
                 elif not isinstance(node[part], (dict, list)):
-                    raise error(f"--set {key}: {where} is not a mapping or a list")
+                    raise error(f"override {key}: {where} is not a mapping or a list")
                 node = node[part]
         else:
-            raise error(f"--set {key}: {'.'.join(parts[:depth])} is not a mapping or a list")
+            raise error(f"override {key}: {'.'.join(parts[:depth])} is not a mapping or a list")
 
 
 class _HugeInteger(Exception):

@@ -1,4 +1,13 @@
-"""Errors raised for bad input. All subclass ``ValueError`` so callers can catch one type."""
+"""The two branches of pyanitsa's errors, as python-chess has ``IllegalMoveError(ValueError)``
+and ``EngineError(RuntimeError)``.
+
+:class:`PyanitsaError` (a ``ValueError``): bad input, a value the caller can fix (a card, a
+deck, a rule option, a record, a config field). :class:`PyanitsaRuntimeError` (a
+``RuntimeError``): a failure while running that no argument caused (a bot that died or broke
+its protocol, a folder held by another run, a damaged store or checkpoint, workers that crash).
+Messages name values and parameters (``resume=True``), never command-line flags: the command
+line words them as its flags.
+"""
 
 from __future__ import annotations
 
@@ -33,8 +42,13 @@ class IllegalActionError(PyanitsaError):
     """An agent's decision that the rules do not allow (say, an order that is not a permutation)."""
 
 
-class CliError(PyanitsaError):
-    """Bad command-line input (a missing file, a malformed ``--set``)."""
+class PyanitsaRuntimeError(RuntimeError):
+    """Base class of every failure pyanitsa raises that is not bad input."""
+
+
+class CorruptFileError(PyanitsaRuntimeError):
+    """A file pyanitsa writes (a store, a checkpoint) that cannot be read back: damaged,
+    truncated, or another program's file of that name."""
 
 
 def did_you_mean(word: object, choices: Iterable[str]) -> str:

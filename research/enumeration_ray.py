@@ -38,7 +38,7 @@ def start_ray(address: str | None, cpus: int | None) -> bool:
     try:
         import ray
     except ImportError:
-        raise PyanitsaError("--backend ray: Ray is not installed (pip install 'pyanitsa[ray]')"
+        raise PyanitsaError("backend='ray': Ray is not installed (pip install 'pyanitsa[ray]')"
                             ) from None
 
     if ray.is_initialized():

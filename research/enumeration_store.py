@@ -4,21 +4,20 @@ The arrangements of the deck's ranks, in lexicographic order (the deal ranking o
 :mod:`pyanitsa.research.enumeration`), are cut into ranges of ``range_size`` consecutive ranks. A finished
 range is committed in one transaction with its totals, its longest game and its cycles, so a run
 killed at any moment leaves whole ranges only: a range being played when the run died is simply
-not there, and ``--resume`` plays it again. The report merges the committed ranges in range order,
+not there, and resuming (``resume=True``) plays it again. The report merges the committed ranges in range order,
 which gives the figures of an uninterrupted run exactly, whatever order the ranges finished in.
 """
 
 from __future__ import annotations
 
-import fcntl
 import json
 import os
-import sqlite3
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from pyanitsa import store as sql
 from pyanitsa.cards import Deck
 from pyanitsa.errors import PyanitsaError
 from pyanitsa.research.enumeration import DealStats, Longest, arrangements, deal_at
@@ -28,6 +27,8 @@ FORMAT = 1
 """The store's schema version."""
 DB_NAME = "enumeration.sqlite"
 LOCK_NAME = "enumeration.lock"
+WHAT = "a range store"
+"""What the file is, for the message of a file that is not one."""
 DEFAULT_RANGE_SIZE = 1 << 20
 """Arrangements per range: about a second of one core on 16 cards."""
 
@@ -48,8 +49,11 @@ CREATE TABLE cycles (
 """
 
 
-class StoreError(PyanitsaError, ValueError):
-    """A range store that cannot serve this run (another deck or rules, a bad range, a lock)."""
+class StoreError(PyanitsaError):
+    """A store that cannot serve this run: none to resume, one already there, another deck,
+    rules or settings, a bad range. (A folder held by another run is a
+    :class:`~pyanitsa.folder_lock.FolderLockedError`, a damaged file a
+    :class:`~pyanitsa.errors.CorruptFileError`: failures, not bad input.)"""
 
 
 def rules_key(rules: Rules) -> str:
@@ -92,29 +96,31 @@ def parse_ranges(text: str, count: int) -> list[int]:
             lo = int(a) if a.strip() else 0
             hi = int(b) if b.strip() else count
         except ValueError:
-            raise StoreError(f"--ranges: {part!r} is not A:B (range numbers, B excluded)"
+            raise StoreError(f"ranges={part!r} is not A:B (range numbers, B excluded)"
                              ) from None
         if not 0 <= lo < hi <= count:
-            raise StoreError(f"--ranges: {part} is out of bounds: this deal space has {count} "
+            raise StoreError(f"ranges={part!r} is out of bounds: this deal space has {count} "
                              f"ranges (0:{count})")
         chosen.update(range(lo, hi))
     return sorted(chosen)
 
 
-def open_locked(folder: Path, path: Path, lock_name: str, command: str) -> tuple[Any, Any]:
-    """The folder's lock file, held (another ``command`` on the same folder is refused in one
-    line), and its SQLite file opened for durable commits (WAL, synchronous)."""
-    folder.mkdir(parents=True, exist_ok=True)
-    lock = open(folder / lock_name, "a")  # noqa: SIM115 - held until the store closes
-    try:
-        fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except OSError:
-        lock.close()
-        raise StoreError(f"--output: {folder} is in use by another {command}") from None
-    db = sqlite3.connect(path, isolation_level=None)
-    db.execute("PRAGMA journal_mode=WAL")
-    db.execute("PRAGMA synchronous=FULL")
-    return lock, db
+def check_new_or_resumed(folder: Path, name: str, noun: str, *, resume: bool) -> None:
+    """Refuse to resume a ``noun`` that ``folder`` does not hold (no file ``name``), or to start
+    one over the one it holds."""
+    if resume and not (folder / name).exists():
+        raise StoreError(f"resume=True: {folder} holds no {noun} ({name})")
+    if not resume and (folder / name).exists():
+        article = "an" if noun[0] in "aeiou" else "a"
+        raise StoreError(f"{folder} already holds {article} {noun}; add resume=True to "
+                         "continue it")
+
+
+def check_format(folder: Path, meta: dict[str, str], version: int) -> None:
+    """Refuse to resume a store of another schema version than ``version``."""
+    if meta.get("format") != str(version):
+        raise StoreError(f"resume=True: {folder} has store format {meta.get('format')}, not "
+                         f"{version}")
 
 
 class RangeStore:
@@ -123,53 +129,40 @@ class RangeStore:
     def __init__(self, folder: str | os.PathLike[str], rules: Rules, *, resume: bool,
                  range_size: int = DEFAULT_RANGE_SIZE) -> None:
         self.folder = Path(folder)
-        path = self.folder / DB_NAME
-        if resume and not path.exists():
-            raise StoreError(f"--resume: {self.folder} holds no enumeration ({DB_NAME})")
-        if not resume and path.exists():
-            raise StoreError(f"--output: {self.folder} already holds an enumeration; add "
-                             "--resume to continue it")
+        check_new_or_resumed(self.folder, DB_NAME, "enumeration", resume=resume)
         if range_size < 1:
-            raise StoreError(f"--range-size: {range_size} must be at least 1")
-        self._lock, self.db = open_locked(self.folder, path, LOCK_NAME, "enumerate")
-        if resume:
-            self.plan = self._check(rules)
-        else:
-            self.plan = RangePlan(arrangements(rules.deck), range_size)
-            self._create(rules)
+            raise StoreError(f"range_size={range_size} must be at least 1")
+        self._lock, self.db = sql.open_locked(self.folder, DB_NAME, LOCK_NAME, WHAT,
+                                              user="enumeration")
+        try:
+            if resume:
+                self.plan = self._check(rules)
+            else:
+                self.plan = RangePlan(arrangements(rules.deck), range_size)
+                self._create(rules)
+        except BaseException:  # a store refused frees its folder at once
+            self.close()
+            raise
         self.rules = rules
 
     def _create(self, rules: Rules) -> None:
         meta = {"format": str(FORMAT), "deck": str(rules.deck), "rules": rules_key(rules),
                 "arrangements": str(self.plan.total), "range_size": str(self.plan.size)}
-        with self._transaction():
-            for statement in _SCHEMA.split(";"):
-                if statement.strip():
-                    self.db.execute(statement)
-            self.db.executemany("INSERT INTO meta VALUES (?, ?)", meta.items())
+        sql.create(self.db, _SCHEMA, meta)
 
     def _check(self, rules: Rules) -> RangePlan:
-        try:
-            meta = dict(self.db.execute("SELECT key, value FROM meta"))
-        except sqlite3.DatabaseError as exc:
-            raise StoreError(f"--resume: {self.folder / DB_NAME} is not a range store ({exc})"
-                             ) from None
-        if meta.get("format") != str(FORMAT):
-            raise StoreError(f"--resume: {self.folder} has store format {meta.get('format')}, "
-                             f"not {FORMAT}")
+        meta = sql.read_meta(self.db, self.folder / DB_NAME, WHAT)
+        check_format(self.folder, meta, FORMAT)
         if meta["deck"] != str(rules.deck):
-            raise StoreError(f"--resume: {self.folder} enumerates deck {meta['deck']}, not "
+            raise StoreError(f"resume=True: {self.folder} enumerates deck {meta['deck']}, not "
                              f"{rules.deck}")
         if meta["rules"] != rules_key(rules):
             theirs = json.loads(meta["rules"])["options"]
             ours = rules.to_options()
             diff = sorted(k for k in set(theirs) | set(ours) if theirs.get(k) != ours.get(k))
             shown = ", ".join(f"{k}={theirs.get(k, 'default')}" for k in diff)
-            raise StoreError(f"--resume: {self.folder} was run with other rules ({shown})")
+            raise StoreError(f"resume=True: {self.folder} was run with other rules ({shown})")
         return RangePlan(int(meta["arrangements"]), int(meta["range_size"]))
-
-    def _transaction(self) -> Any:
-        return _Transaction(self.db)
 
     def done(self) -> set[int]:
         """The indices of the committed ranges."""
@@ -193,7 +186,7 @@ class RangeStore:
         cycles = [(rank, idx, start, period,
                    json.dumps([list(s) for s in deal_at(self.rules.deck, rank)]))
                   for rank, start, period in result.cycles]
-        with self._transaction():
+        with sql.transaction(self.db):
             self.db.execute(f"INSERT INTO ranges VALUES ({', '.join('?' * len(row))})", row)
             self.db.executemany("INSERT INTO cycles VALUES (?, ?, ?, ?, ?)", cycles)
 
@@ -223,17 +216,5 @@ class RangeStore:
 
     def close(self) -> None:
         self.db.close()
-        self._lock.close()
+        self._lock.release()
 
-
-class _Transaction:
-    """BEGIN IMMEDIATE ... COMMIT, or ROLLBACK on an exception: all of a range or none of it."""
-
-    def __init__(self, db: sqlite3.Connection) -> None:
-        self.db = db
-
-    def __enter__(self) -> None:
-        self.db.execute("BEGIN IMMEDIATE")
-
-    def __exit__(self, kind: object, *_: object) -> None:
-        self.db.execute("COMMIT" if kind is None else "ROLLBACK")

@@ -37,7 +37,7 @@ from pyanitsa.batch.classic import (
 )
 from pyanitsa.batch.classic_round import deal_into, deal_work
 from pyanitsa.batch.encode import CAPPED, CYCLE, R_CLEN, R_CSTART, params, ring_size, strength_table
-from pyanitsa.errors import InvalidRulesError, PyanitsaError
+from pyanitsa.errors import InvalidRulesError, PyanitsaRuntimeError
 from pyanitsa.records import Record
 from pyanitsa.research.hunt_blocks import Composer
 from pyanitsa.rules import Rules
@@ -161,7 +161,7 @@ class Hunt:
             raise InvalidRulesError(
                 f"deck: {rules.deck}: no composition of the {len(composer.patterns)} cycling "
                 f"4 + 4 block pairs of these rules fills stacks of {lead} and {self.n - lead} "
-                "cards; hunt it with --method climb")
+                "cards; hunt it with method='climb'")
         return composer
 
     @property
@@ -298,5 +298,5 @@ class Hunt:
         return rows
 
 
-class HuntMismatch(PyanitsaError, ValueError):
+class HuntMismatch(PyanitsaRuntimeError):
     """The batch core and the reference engine disagree about a find (a bug, never input)."""

@@ -3,7 +3,7 @@
 Each checkpoint commits, in one transaction, the finds since the last one (new longest games,
 cycles, capped games, each with its replayable record) and the search state that follows them
 (the generator's state and the chains). A hunt killed at any moment leaves a consistent store:
-``--resume`` continues from the last checkpoint with the same random stream and finds the lost
+resuming (``resume=True``) continues from the last checkpoint with the same random stream and finds the lost
 generations' games again, so a resumed hunt ends exactly where an uninterrupted one does.
 """
 
@@ -11,18 +11,25 @@ from __future__ import annotations
 
 import json
 import os
-import sqlite3
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from pyanitsa.research.enumeration_store import StoreError, open_locked, rules_key
+from pyanitsa import store as sql
+from pyanitsa.research.enumeration_store import (
+    StoreError,
+    check_format,
+    check_new_or_resumed,
+    rules_key,
+)
 from pyanitsa.rules import Rules
 
 FORMAT = 1
 """The store's schema version."""
 DB_NAME = "hunt.sqlite"
 LOCK_NAME = "hunt.lock"
+WHAT = "a hunt store"
+"""What the file is, for the message of a file that is not one."""
 
 _SCHEMA = """
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -39,46 +46,35 @@ class HuntStore:
     """The SQLite file of one hunt in a folder, locked for the life of the store.
 
     ``config`` (the rules, seed, target and search settings) is written by a new hunt and must
-    match on ``--resume``: another configuration would be another random stream.
+    match on resuming: another configuration would be another random stream.
     """
 
     def __init__(self, folder: str | os.PathLike[str], rules: Rules, config: dict[str, Any], *,
                  resume: bool) -> None:
         self.folder = Path(folder)
-        path = self.folder / DB_NAME
-        if resume and not path.exists():
-            raise StoreError(f"--resume: {self.folder} holds no hunt ({DB_NAME})")
-        if not resume and path.exists():
-            raise StoreError(f"--output: {self.folder} already holds a hunt; add --resume to "
-                             "continue it")
-        self._lock, self.db = open_locked(self.folder, path, LOCK_NAME, "hunt")
+        check_new_or_resumed(self.folder, DB_NAME, "hunt", resume=resume)
+        self._lock, self.db = sql.open_locked(self.folder, DB_NAME, LOCK_NAME, WHAT, user="hunt")
         meta = {"format": str(FORMAT), "rules": rules_key(rules),
                 "config": json.dumps(config, sort_keys=True)}
-        if resume:
-            self._check(meta)
-        else:
-            self.db.execute("BEGIN IMMEDIATE")
-            for statement in _SCHEMA.split(";"):
-                if statement.strip():
-                    self.db.execute(statement)
-            self.db.executemany("INSERT INTO meta VALUES (?, ?)", meta.items())
-            self.db.execute("COMMIT")
+        try:
+            if resume:
+                self._check(meta)
+            else:
+                sql.create(self.db, _SCHEMA, meta)
+        except BaseException:  # a store refused frees its folder at once
+            self.close()
+            raise
 
     def _check(self, meta: dict[str, str]) -> None:
-        try:
-            theirs = dict(self.db.execute("SELECT key, value FROM meta"))
-        except sqlite3.DatabaseError as exc:
-            raise StoreError(f"--resume: {self.folder / DB_NAME} is not a hunt store ({exc})"
-                             ) from None
-        if theirs.get("format") != meta["format"]:
-            raise StoreError(f"--resume: {self.folder} has store format {theirs.get('format')}, "
-                             f"not {FORMAT}")
+        theirs = sql.read_meta(self.db, self.folder / DB_NAME, WHAT)
+        check_format(self.folder, theirs, FORMAT)
         if theirs.get("rules") != meta["rules"]:
-            raise StoreError(f"--resume: {self.folder} hunted with other rules or another deck")
+            raise StoreError(f"resume=True: {self.folder} hunted with other rules or another "
+                             "deck")
         old, new = json.loads(theirs["config"]), json.loads(meta["config"])
         for key in sorted(set(old) | set(new)):
             if old.get(key) != new.get(key):
-                raise StoreError(f"--resume: {self.folder} was started with {key}="
+                raise StoreError(f"resume=True: {self.folder} was started with {key}="
                                  f"{old.get(key)}, not {new.get(key)}")
 
     def state(self) -> dict[str, Any] | None:
@@ -89,16 +85,11 @@ class HuntStore:
     def checkpoint(self, state: dict[str, Any], finds: Iterable[tuple[Any, ...]]) -> None:
         """Commit ``finds`` (rows: kind, rounds, showdowns, period, start, at_deal, record JSON,
         result JSON) and the state after them, all or nothing."""
-        self.db.execute("BEGIN IMMEDIATE")
-        try:
+        with sql.transaction(self.db):
             self.db.executemany("INSERT INTO finds (kind, rounds, showdowns, period, start, "
                                 "at_deal, record, result) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                                 list(finds))
             self.db.execute("INSERT OR REPLACE INTO state VALUES (0, ?)", (json.dumps(state),))
-        except BaseException:
-            self.db.execute("ROLLBACK")
-            raise
-        self.db.execute("COMMIT")
 
     def finds(self) -> list[dict[str, Any]]:
         """Every stored find, in the order found."""
@@ -110,4 +101,4 @@ class HuntStore:
 
     def close(self) -> None:
         self.db.close()
-        self._lock.close()
+        self._lock.release()

@@ -354,7 +354,7 @@ def test_a_database_without_an_agent_key_is_not_resumed(tmp_path):
     run_tournament(config)
     with sqlite3.connect(config.output_dir / DB_NAME) as conn:  # as an older pyanitsa left it
         conn.execute("DELETE FROM meta WHERE key = 'agent_key'")
-    with pytest.raises(TournamentStoreError, match="older pyanitsa.*--overwrite"):
+    with pytest.raises(TournamentStoreError, match="older pyanitsa.*overwrite=True"):
         run_tournament(config, resume=True)
     assert run_tournament(config, overwrite=True).played == 2
 

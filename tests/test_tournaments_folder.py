@@ -93,12 +93,13 @@ def test_the_lock_dies_with_its_run_not_with_a_forked_worker(tmp_path):
     the run that forked it has let go (or was killed)."""
     import multiprocessing
 
-    from pyanitsa.tournaments.lock import FolderLock, TournamentLockedError
+    from pyanitsa.folder_lock import FolderLockedError
+    from pyanitsa.tournaments.store import hold_folder
 
     folder = tmp_path / "out"
-    lock = FolderLock.acquire(folder)
-    with pytest.raises(TournamentLockedError, match=f"pid {os.getpid()}"):
-        FolderLock.acquire(folder)
+    lock = hold_folder(folder)
+    with pytest.raises(FolderLockedError, match=f"pid {os.getpid()}"):
+        hold_folder(folder)
     ctx = multiprocessing.get_context("fork")
     running = ctx.Event()
 
@@ -111,22 +112,22 @@ def test_the_lock_dies_with_its_run_not_with_a_forked_worker(tmp_path):
     try:
         assert running.wait(10)
         lock.release()
-        FolderLock.acquire(folder).release()  # the child still runs, and holds nothing
+        hold_folder(folder).release()  # the child still runs, and holds nothing
     finally:
         child.kill()
         child.join()
     holder = subprocess.Popen(
-        [sys.executable, "-c", "import sys, time\nfrom pyanitsa.tournaments.lock import "
-         "FolderLock\nFolderLock.acquire(sys.argv[1]); print('held', flush=True); "
+        [sys.executable, "-c", "import sys, time\nfrom pyanitsa.tournaments.store import "
+         "hold_folder\nhold_folder(sys.argv[1]); print('held', flush=True); "
          "time.sleep(60)", str(folder)], stdout=subprocess.PIPE, text=True)
     try:
         assert holder.stdout.readline() == "held\n"
-        with pytest.raises(TournamentLockedError, match=f"pid {holder.pid}"):
-            FolderLock.acquire(folder)
+        with pytest.raises(FolderLockedError, match=f"pid {holder.pid}"):
+            hold_folder(folder)
     finally:
         os.kill(holder.pid, signal.SIGKILL)
         holder.wait()
-    FolderLock.acquire(folder).release()  # a holder killed with -9 leaves no stale lock
+    hold_folder(folder).release()  # a holder killed with -9 leaves no stale lock
 
 
 # -- finding 4: a worker killed from outside is replayed, not forfeited ---------------------------
@@ -296,11 +297,11 @@ def test_deaths_no_agent_caused_stop_the_run_only_when_they_repeat_on_one_game(
     """A chunk that kills its worker twice outside any decision is retried game by game; one
     game that does it twice on its own stops the run, naming it, as do workers that die three
     times in a row before they play. Without these bounds the run would loop forever."""
-    from pyanitsa.tournaments.config import TournamentError
+    from pyanitsa.tournaments.config import WorkerError
 
-    with pytest.raises(TournamentError, match=r"game \(0, 1, 1\) killed its worker twice"):
+    with pytest.raises(WorkerError, match=r"game \(0, 1, 1\) killed its worker twice"):
         run_with_deaths(monkeypatch, tiny(tmp_path, "a", workers=1), [((0, 1, 1), None)] * 4)
-    with pytest.raises(TournamentError, match="died 3 times in a row before playing"):
+    with pytest.raises(WorkerError, match="died 3 times in a row before playing"):
         run_with_deaths(monkeypatch, tiny(tmp_path, "b", workers=1), [((0, 0, 0), "start")] * 3)
     # three deaths on one chunk's game, not in a row on its own: the run goes on
     result, _ = run_with_deaths(monkeypatch, tiny(tmp_path, "c", workers=1),

@@ -154,7 +154,7 @@ def test_resume_extends_and_refuses_other_tournaments(tmp_path):
     agents = [A("Strong"), A("Random"), A("Weak")]
     part = make(tmp_path, "part", agents=agents, players=3, deals=2, workers=2)
     run_tournament(part)
-    with pytest.raises(TournamentStoreError, match="--resume"):
+    with pytest.raises(TournamentStoreError, match="resume=True"):
         run_tournament(part)
     more = make(tmp_path, "part", agents=agents, players=3, deals=5, workers=1)
     assert run_tournament(more, resume=True).played == 3 * 3  # 3 more deals, 3 rotations

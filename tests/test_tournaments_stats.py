@@ -94,7 +94,7 @@ def test_set_overrides_reach_into_mappings_and_lists():
     assert data == {"agents": ["a", {"name": "b", "spec": "mc_search(samples=8)"}, "c"],
                     "rules": {"preset": "tactical-52"}, "sprt": {"elo1": 15}, "deals": 7}
     for bad in ("deals", "agents.9=x", "deals.x=1"):
-        with pytest.raises(TournamentConfigError, match="--set"):
+        with pytest.raises(TournamentConfigError, match="override"):
             apply_override(data, bad)
 
 

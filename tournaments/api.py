@@ -118,11 +118,11 @@ def run(config: TournamentConfig | Mapping[str, Any] | str | Path, *, resume: bo
     tqdm bar on stderr; ``reports`` writes report.md, results.csv/json and the plots into the
     output folder, as ``pyanitsa tournament`` does.
     """
-    from pyanitsa.tournaments.lock import FolderLock
     from pyanitsa.tournaments.runner import run_tournament
+    from pyanitsa.tournaments.store import hold_folder
 
     cfg = as_config(config, fields)
-    with FolderLock.acquire(cfg.output_dir) as lock:
+    with hold_folder(cfg.output_dir) as lock:
         result = run_tournament(cfg, resume=resume, overwrite=overwrite, progress=progress,
                                 events=events, lock=lock, key=key)
         stats = statistics(cfg.output_dir, write=reports, progress=progress)

@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from pyanitsa.tournaments.config import TournamentError
+from pyanitsa.tournaments.config import WorkerError
 from pyanitsa.tournaments.games import forfeit_row
 from pyanitsa.tournaments.schedule import GameKey, Schedule
 
@@ -95,9 +95,9 @@ class Deaths:
         if replayed is None and struck is None:  # a death in a decision is that decision's
             self.idle += 1
             if self.idle >= 3:
-                raise TournamentError(f"workers died {self.idle} times in a row before "
-                                      f"playing a game ({what}); fix the cause and continue "
-                                      "with --resume")
+                raise WorkerError(f"workers died {self.idle} times in a row before playing "
+                                  f"a game ({what}); fix the cause and continue with "
+                                  "resume=True")
         for chunk in reversed(chunks):
             chunk.keys = [k for k in chunk.keys if k != replayed and k not in done]
             if not chunk.keys:
@@ -112,9 +112,9 @@ class Deaths:
                 self.retry.extendleft(Chunk(next(self.chunk_ids), [k])
                                       for k in reversed(chunk.keys))
             else:
-                raise TournamentError(
+                raise WorkerError(
                     f"game {tuple(chunk.keys[0])} killed its worker twice on its own, outside "
-                    f"any agent decision ({what}); fix the cause and continue with --resume")
+                    f"any agent decision ({what}); fix the cause and continue with resume=True")
 
 
 def deciding_game(chunks: list[Chunk], snap: Any) -> tuple[GameKey, int] | None:

@@ -35,9 +35,15 @@ from typing import Any
 
 from pyanitsa.agents.seeding import AgentKey
 from pyanitsa.agents.specs import make_agent
+from pyanitsa.folder_lock import FolderLock
 from pyanitsa.protocol import check_game
 from pyanitsa.tournaments.anchor import anchor_index
-from pyanitsa.tournaments.config import TournamentConfig, TournamentConfigError, TournamentError
+from pyanitsa.tournaments.config import (
+    TournamentConfig,
+    TournamentConfigError,
+    TournamentError,
+    WorkerError,
+)
 from pyanitsa.tournaments.deaths import Chunk, Deaths
 from pyanitsa.tournaments.events import (
     EventSink,
@@ -48,9 +54,8 @@ from pyanitsa.tournaments.events import (
 )
 from pyanitsa.tournaments.games import GameRow
 from pyanitsa.tournaments.live import STANDINGS_SECONDS, LiveStandings, SprtTracker
-from pyanitsa.tournaments.lock import FolderLock
 from pyanitsa.tournaments.schedule import GameKey, Schedule
-from pyanitsa.tournaments.store import Store
+from pyanitsa.tournaments.store import Store, hold_folder
 
 FIRST_CHUNK = 16
 """Games in the first chunks, before any game has been timed."""
@@ -118,7 +123,7 @@ def run_tournament(config: TournamentConfig, *, resume: bool = False, overwrite:
                    standings_every: float = STANDINGS_SECONDS) -> RunResult:
     """Play (or finish) a tournament into ``config.output_dir``; see the module docstring.
 
-    The run holds the output folder's lock (:mod:`~pyanitsa.tournaments.lock`) from before
+    The run holds the output folder's lock (:mod:`~pyanitsa.folder_lock`) from before
     the database is opened (or, with ``overwrite``, deleted) to its end; pass ``lock`` when
     the caller holds it already (the CLI keeps it through the reports).
 
@@ -135,7 +140,7 @@ def run_tournament(config: TournamentConfig, *, resume: bool = False, overwrite:
     start = time.perf_counter()
     config.build_rules()
     check_agents(config)
-    held = lock if lock is not None else FolderLock.acquire(config.output_dir)
+    held = lock if lock is not None else hold_folder(config.output_dir)
     try:
         store = Store.create(config.output_dir, config, resume=resume, overwrite=overwrite,
                              key=key)
@@ -364,7 +369,7 @@ class _Run:
                     self.deaths.idle = 0
                     self._store(rows)
                 elif kind == "failed":
-                    raise TournamentError(f"worker {wid} failed: {message[3].strip()}")
+                    raise WorkerError(f"worker {wid} failed: {message[3].strip()}")
                 elif kind == "died":
                     self._lost(backend, wid, inflight, message[3], "error",
                                f"worker process died ({message[2]})")

@@ -20,13 +20,20 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from pyanitsa import store as sql
 from pyanitsa.agents.seeding import AgentKey, check_key, key_from_seed, new_key
 from pyanitsa.config import first_error
+from pyanitsa.errors import CorruptFileError
+from pyanitsa.folder_lock import FolderLock
 from pyanitsa.tournaments.config import RESULT_FIELDS, TournamentConfig, TournamentError
 from pyanitsa.tournaments.games import COLUMNS, GameRow
 from pyanitsa.tournaments.schedule import GameKey
 
 DB_NAME = "tournament.db"
+LOCK_NAME = "tournament.lock"
+WHAT = "a tournament database"
+"""What the file is, for the message of a file that is not one."""
+_NOT_OURS_HINT = "move it away, or start again with overwrite=True"
 SCHEMA_VERSION = "2"
 """2: the agent key in ``meta`` (1 had none: its agents' generators were readable)."""
 
@@ -59,6 +66,11 @@ class TournamentStoreError(TournamentError):
     """A database that cannot be used: missing, another tournament's, or not resumable."""
 
 
+def hold_folder(folder: Path) -> FolderLock:
+    """The lock of a tournament's output folder, held (see :mod:`pyanitsa.folder_lock`)."""
+    return FolderLock.acquire(folder, LOCK_NAME)
+
+
 class Store:
     """An open tournament database."""
 
@@ -79,7 +91,7 @@ class Store:
         database's own on resume; :meth:`config` gives the config as stored."""
         folder.mkdir(parents=True, exist_ok=True)
         path = folder / DB_NAME
-        _check_file(path)  # before --overwrite: a directory of that name is not ours to delete
+        _check_file(path)  # before overwriting: a directory of that name is not ours to delete
         if overwrite:
             for suffix in ("", "-wal", "-shm"):
                 Path(f"{path}{suffix}").unlink(missing_ok=True)
@@ -93,17 +105,17 @@ class Store:
         if not resume:
             store.close()
             raise TournamentStoreError(f"{folder} already holds a tournament ({path.name}); "
-                                       "pass --resume to continue it, --overwrite to start "
-                                       "again, or choose another output")
+                                       "pass resume=True to continue it, overwrite=True to "
+                                       "start again, or choose another output folder")
         if "agent_key" not in meta:
             store.close()
             raise TournamentStoreError(
-                f"--resume: {path} was made by an older pyanitsa whose agent generators were "
+                f"resume=True: {path} was made by an older pyanitsa whose agent generators were "
                 "derived from the seeds alone (an agent could read the deal from its own); "
-                "its games cannot be continued exactly: start again with --overwrite")
+                "its games cannot be continued exactly: start again with overwrite=True")
         if key is not None and bytes.fromhex(meta["agent_key"]) != key:
             store.close()
-            raise TournamentStoreError(f"--resume: {path} holds another agent key")
+            raise TournamentStoreError(f"resume=True: {path} holds another agent key")
         old = json.loads(meta["result_fields"])
         if config.seed is None:  # the seed drawn when the database was made
             config = config.model_copy(update={"seed": old.get("seed")})
@@ -112,10 +124,10 @@ class Store:
             if old.get(name) != new.get(name):
                 store.close()
                 raise TournamentStoreError(
-                    f"--resume: {name} differs from the tournament in {path} "
+                    f"resume=True: {name} differs from the tournament in {path} "
                     f"({json.dumps(old.get(name))} there, {json.dumps(new.get(name))} now); "
                     "the games played would not match")
-        with store.conn:
+        with sql.transaction(store.conn):
             store.conn.execute("INSERT OR REPLACE INTO meta VALUES ('config', ?)",
                                (config.model_dump_json(),))
         return store
@@ -135,7 +147,7 @@ class Store:
         return store
 
     def _init(self, config: TournamentConfig, key: AgentKey) -> None:
-        with self.conn:
+        with sql.transaction(self.conn):
             self.conn.executemany("INSERT OR REPLACE INTO meta VALUES (?, ?)", [
                 ("schema", SCHEMA_VERSION),
                 ("config", config.model_dump_json()),
@@ -146,18 +158,18 @@ class Store:
     # -- reading and writing --------------------------------------------------------------------
 
     def meta(self) -> dict[str, str]:
-        try:
-            return dict(self.conn.execute("SELECT key, value FROM meta"))
-        except sqlite3.DatabaseError as exc:  # an SQLite file with a table of that name
+        try:  # an SQLite file with a table of that name, or without one
+            return sql.read_meta(self.conn, self.path, WHAT, hint=_NOT_OURS_HINT)
+        except CorruptFileError:
             self.close()
-            raise _not_ours(self.path, exc) from None
+            raise
 
     def config(self) -> TournamentConfig:
         try:
             return TournamentConfig.model_validate_json(self.meta()["config"])
         except ValidationError as exc:  # written by something else, or by hand
-            raise TournamentStoreError(f"{self.path}: its stored configuration does not "
-                                       f"validate ({first_error(exc)})") from None
+            raise CorruptFileError(f"{self.path}: its stored configuration does not "
+                                   f"validate ({first_error(exc)})") from None
 
     def agent_key(self) -> AgentKey:
         """The key of the agents' generators (secret: for the workers, never for reports)."""
@@ -177,7 +189,7 @@ class Store:
 
     def add_sql(self, values: list[tuple[Any, ...]]) -> int:
         """:meth:`add` for rows already in database form (what workers send)."""
-        with self.conn:
+        with sql.transaction(self.conn):
             before = self.conn.total_changes
             self.conn.executemany(_INSERT, values)
             return self.conn.total_changes - before
@@ -215,25 +227,15 @@ def _check_file(path: Path) -> None:
                                    "SQLite file); move it away or choose another output")
 
 
-def _not_ours(path: Path, exc: sqlite3.Error) -> TournamentStoreError:
-    return TournamentStoreError(f"{path}: not a tournament database ({exc}); move it away, "
-                                "or start again with --overwrite")
-
-
 def _connect(path: Path) -> sqlite3.Connection:
+    # WAL + NORMAL: a killed process never loses a committed transaction (only a power cut
+    # can lose the last ones, and even then the database stays consistent).
+    conn = sql.connect(path, WHAT, synchronous="NORMAL", hint=_NOT_OURS_HINT)
     try:
-        conn = sqlite3.connect(path, timeout=30, isolation_level="DEFERRED")
-    except sqlite3.Error as exc:
-        raise _not_ours(path, exc) from None
-    try:
-        conn.execute("PRAGMA journal_mode=WAL")
-        # WAL + NORMAL: a killed process never loses a committed transaction (only a power cut
-        # can lose the last ones, and even then the database stays consistent).
-        conn.execute("PRAGMA synchronous=NORMAL")
         conn.executescript(_SCHEMA)
     except sqlite3.DatabaseError as exc:  # garbage bytes, or another program's database
         conn.close()
-        raise _not_ours(path, exc) from None
+        raise sql.not_a_store(path, WHAT, exc, _NOT_OURS_HINT) from None
     return conn
 
 

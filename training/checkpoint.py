@@ -34,7 +34,7 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 
-from pyanitsa.errors import PyanitsaError
+from pyanitsa.errors import CorruptFileError, PyanitsaError
 
 CHECKPOINT = "checkpoint.pkl"
 """The checkpoint's file name in the run folder."""
@@ -73,7 +73,9 @@ network ``pyanitsa.agents.policy_prior.PriorPolicy`` and still resumes."""
 
 
 class CheckpointError(PyanitsaError):
-    """A checkpoint that cannot be resumed (missing, unreadable, or of another config)."""
+    """A run that cannot start as asked: no checkpoint to resume, one a fresh start would lose,
+    or one of another version or config. (An unreadable checkpoint is a
+    :class:`~pyanitsa.errors.CorruptFileError`: a failure, not bad input.)"""
 
 
 class TrainingStopped(Exception):  # noqa: N818 - a stop the user asked for, not an error
@@ -166,7 +168,8 @@ def write_atomic(path: Path, blob: bytes) -> None:
 
 
 def read_checkpoint(run: Path) -> dict[str, Any] | None:
-    """The run's checkpoint, ``None`` if it has none; :class:`CheckpointError` if unreadable."""
+    """The run's checkpoint, ``None`` if it has none; :class:`~pyanitsa.errors.CorruptFileError`
+    if unreadable (a failure, not bad input), :class:`CheckpointError` if of another version."""
     path = run / CHECKPOINT
     try:
         blob = path.read_bytes()
@@ -175,8 +178,8 @@ def read_checkpoint(run: Path) -> dict[str, Any] | None:
     try:
         state = _loads(blob)
     except Exception as exc:  # noqa: BLE001 - any unpickling failure means the same to the user
-        raise CheckpointError(f"{path} is unreadable ({type(exc).__name__}); start over "
-                              "without --resume (and with --force)") from None
+        raise CorruptFileError(f"{path} is unreadable ({type(exc).__name__}); start over "
+                               "(force=True, not resuming)") from None
     if not isinstance(state, dict) or state.get("format") != FORMAT:
         raise CheckpointError(f"{path} is not a checkpoint of this version of pyanitsa")
     return state
@@ -201,8 +204,8 @@ def check_same_config(saved: dict[str, Any], now: dict[str, Any], path: Path) ->
 
     field = walk(saved, now, "")
     if field:
-        raise CheckpointError(f"--resume: {field} differs from the checkpoint's config "
-                              f"({path}); resume with the same config and --set values")
+        raise CheckpointError(f"resume=True: {field} differs from the checkpoint's config "
+                              f"({path}); resume with the same config and overrides")
 
 
 @contextlib.contextmanager

@@ -199,14 +199,14 @@ def _start_state(cfg: TrainConfig, run: Path, *, resume: bool, force: bool) -> A
     found = ck.read_checkpoint(run) if resume or not force else None
     if resume:
         if found is None:
-            raise ck.CheckpointError(f"--resume: no checkpoint in {run} (a run that finished "
-                                     "removes it; start without --resume)")
+            raise ck.CheckpointError(f"resume=True: no checkpoint in {run} (a run that "
+                                     "finished removes it; start a new run instead)")
         ck.check_same_config(found["config"], cfg.model_dump(mode="json"), run / ck.CHECKPOINT)
         return found
     if found is not None:
         raise ck.CheckpointError(f"{run} holds the checkpoint of an unfinished run (step "
-                                 f"{found['step']}): --resume to continue it, --force to "
-                                 "start over")
+                                 f"{found['step']}): resume=True to continue it, force=True "
+                                 "to start over")
     return None
 
 
@@ -214,8 +214,8 @@ def _refuse_overwrite(stem: str) -> None:
     existing = [p for p in (Path(stem).with_suffix(".pt"), Path(stem).with_suffix(".json"))
                 if p.exists()]
     if existing:
-        raise TrainConfigError(f"export: {existing[0]} exists; give --force to overwrite it, "
-                               "or --set export=ANOTHER/PATH")
+        raise TrainConfigError(f"export: {existing[0]} exists; give force=True to overwrite "
+                               "it, or set export to another path")
 
 
 def _build_model(cfg: TrainConfig, venv: Any, ckpt: dict[str, Any] | None) -> Any:

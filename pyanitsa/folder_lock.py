@@ -1,9 +1,10 @@
-"""A run's hold on its output folder: an exclusive lock on ``OUTPUT/tournament.lock``.
+"""A run's hold on its output folder: an exclusive lock on a lock file in it.
 
-One run at a time may write a folder: a second ``--resume`` would play every game again, and
-an ``--overwrite`` would delete the database under the first run, which then writes on into
-the unlinked file. The lock is taken before anything in the folder is read or deleted and held
-until the run (and its reports) are done.
+One run at a time may write a folder: a second tournament resumed in it would play every game
+again, one started over would delete the database under the first run, which then writes on
+into the unlinked file, and two enumerations or hunts would commit the same ranges or finds
+twice. Every store (:mod:`pyanitsa.store`) takes the lock of its folder before anything in
+the folder is read or deleted and holds it until the run (and its reports) are done.
 
 Why ``fcntl.flock`` and not the ``filelock`` package: ``filelock`` is not one of our
 dependencies (only torch and ray pull it in), it cannot say who holds a lock, and on POSIX it
@@ -26,21 +27,19 @@ import os
 import warnings
 from pathlib import Path
 
-from pyanitsa.tournaments.config import TournamentError
+from pyanitsa.errors import PyanitsaRuntimeError
 
 try:
     import fcntl
 except ImportError:  # Windows: no flock
     fcntl = None  # type: ignore[assignment]
 
-LOCK_NAME = "tournament.lock"
-
 _HELD: set[int] = set()
 """Descriptors of the locks this process holds (closed in forked children)."""
 
 
-class TournamentLockedError(TournamentError):
-    """The output folder is held by another run."""
+class FolderLockedError(PyanitsaRuntimeError):
+    """The folder is held by another run (a failure to wait out, not bad input)."""
 
 
 class FolderLock:
@@ -51,24 +50,26 @@ class FolderLock:
         self.fd = fd
 
     @classmethod
-    def acquire(cls, folder: Path) -> FolderLock:
-        """Hold ``folder`` (created if missing) or raise :class:`TournamentLockedError`."""
+    def acquire(cls, folder: str | os.PathLike[str], name: str, *, user: str = "run"
+                ) -> FolderLock:
+        """Hold ``folder`` (created if missing) by its lock file ``name``, or raise
+        :class:`FolderLockedError` (``user``: what holds such a folder, for the message)."""
         folder = Path(folder)
         folder.mkdir(parents=True, exist_ok=True)
         if fcntl is None:
             warnings.warn(f"{folder}: this platform has no flock; nothing stops a second run "
                           "from writing the same output folder", stacklevel=2)
             return cls(folder, None)
-        fd = os.open(folder / LOCK_NAME, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+        fd = os.open(folder / name, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
             holder = _holder(fd)
             os.close(fd)
             by = f" (pid {holder})" if holder else ""
-            raise TournamentLockedError(
-                f"{folder} is in use by another run{by}; wait for it to end or stop it, or "
-                "choose another output") from None
+            raise FolderLockedError(
+                f"{folder} is in use by another {user}{by}; wait for it to end or stop it, or "
+                "choose another output folder") from None
         except BaseException:
             os.close(fd)
             raise
