@@ -93,3 +93,11 @@ def positive_seconds(text: str) -> float:
 
 def _shown(text: str) -> str:
     return repr(text if len(text) <= 30 else text[:30] + "...")
+
+
+def add_set_argument(parser: argparse.ArgumentParser, examples: str) -> None:
+    """The ``--set KEY=VALUE`` option of a YAML-configured command (into ``args.overrides``,
+    for :func:`read_mapping`)."""
+    parser.add_argument("--set", dest="overrides", action="append", default=[],
+                        metavar="KEY=VALUE", help="override a config field; dotted paths reach "
+                                                  f"into mappings and lists ({examples})")

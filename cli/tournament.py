@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
 from pyanitsa.cli import argtypes
-from pyanitsa.config import add_set_argument
+from pyanitsa.cli.argtypes import add_set_argument
 from pyanitsa.interrupts import INTERRUPTED
 
 if TYPE_CHECKING:

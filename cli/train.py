@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from pyanitsa.config import add_set_argument
+from pyanitsa.cli.argtypes import add_set_argument
 
 
 def register(sub: argparse._SubParsersAction) -> None:

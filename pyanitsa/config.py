@@ -7,7 +7,6 @@ the loading they share.
 
 from __future__ import annotations
 
-import argparse
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -19,14 +18,6 @@ from pyanitsa.errors import PyanitsaError
 
 class ConfigError(PyanitsaError):
     """A config file or override that cannot be read, or a field that fails validation."""
-
-
-def add_set_argument(parser: argparse.ArgumentParser, examples: str) -> None:
-    """The ``--set KEY=VALUE`` option of a YAML-configured command (into ``args.overrides``,
-    for :func:`read_mapping`)."""
-    parser.add_argument("--set", dest="overrides", action="append", default=[],
-                        metavar="KEY=VALUE", help="override a config field; dotted paths reach "
-                                                  f"into mappings and lists ({examples})")
 
 
 def _yaml_problem(exc: yaml.YAMLError) -> str:
