@@ -2,8 +2,10 @@
 
 It predicts the target's orders from the opponent's own view (the target run on it, or its
 listed mix: :mod:`pyanitsa.solvers.mixes`) and plays the best response of
-:mod:`pyanitsa.solvers.best_response` to them; with 3+ players or cards set aside it plays
-``mc_search`` with the target as its opponent model.
+:mod:`pyanitsa.solvers.best_response` to them. With 3+ players or cards set aside it plays the
+response of ``pyanitsa exploit --players N`` (:mod:`pyanitsa.solvers.exploitability_n`): the
+best order over sampled worlds (the unseen cards dealt uniformly, each opponent ordered by the
+target on its own view).
 """
 
 from __future__ import annotations
@@ -27,10 +29,12 @@ from pyanitsa.solvers.mixes import DEFAULT_SAMPLES, rank_mix, sampled_mix
 class BestResponseAgent(Warming, BaseAgent):
     """Exploits ``target``: predicts its orders from the opponent's own view (the agent run on
     it, or its listed mix) and plays a best response to them (exact against one order, else
-    search); with 3+ players or cards set aside, mc_search with ``target`` as opponent model.
+    search); with 3+ players or cards set aside, the best order over ``samples`` sampled worlds
+    whose opponents the target orders.
 
-    Parameters: ``target`` the agent spec to exploit; ``samples`` target calls to predict it;
-    ``objective`` ``margin`` or ``win``; ``restarts`` of the local search.
+    Parameters: ``target`` the agent spec to exploit; ``samples`` target calls (worlds) to
+    predict it; ``objective`` ``margin`` (the score margin with two players, the score in
+    cards with more) or ``win``; ``restarts`` of the local search.
     """
 
     def __init__(self, *, target: str = "random", samples: int = DEFAULT_SAMPLES,
@@ -64,16 +68,13 @@ class BestResponseAgent(Warming, BaseAgent):
         return lite
 
     def order_hand(self, view: HandView, rng: np.random.Generator) -> list[Card]:
-        from pyanitsa.agents.search import MCSearch, cards_for_ranks, unseen_cards
+        from pyanitsa.agents.search import cards_for_ranks, unseen_cards
 
         start = time.perf_counter()
         if view.players != 2 or view.set_aside:
-            search = MCSearch(samples=self.samples, opponent=self.target_spec,
-                              objective=self.objective, restarts=self.restarts)
-            order = search.order_hand(view, rng)
-            self.last_info = {"agent": "best_response", "method": "mc_search",
-                              "ms": (time.perf_counter() - start) * 1000.0}
-            return order
+            order, info = self.table_response(view, rng)
+            self.last_info = {**info, "ms": (time.perf_counter() - start) * 1000.0}
+            return cards_for_ranks(view.hand, order, view.ranks)
         theirs = hand_view(view.rules, 1 - view.seat,
                            _hands(view.seat, list(view.hand), unseen_cards(view)), 0)
         listed = self.target.mix(theirs) if hasattr(self.target, "mix") else None
@@ -89,6 +90,22 @@ class BestResponseAgent(Warming, BaseAgent):
                           "distinct": mix.support, "value": br.value,
                           "ms": (time.perf_counter() - start) * 1000.0}
         return cards_for_ranks(view.hand, br.order, view.ranks)
+
+    def table_response(self, view: HandView, rng: np.random.Generator
+                       ) -> tuple[np.ndarray, dict[str, Any]]:
+        """The best order over ``samples`` worlds (3+ players, or cards set aside)."""
+        from pyanitsa.solvers.exploitability_n import payoff_weights, respond, sample_worlds
+
+        def call_rng(_seat: int, _k: int) -> np.random.Generator:
+            return np.random.default_rng(int(rng.integers(0, 2**63)))
+
+        worlds = sample_worlds(view, self.target, self.samples, 0, rng, call_rng)
+        weights = payoff_weights(self.objective)
+        if view.players == 2 and self.objective == "margin":
+            weights = (0.0, 1.0, 0.0)  # the two-player payoff: my score minus the other's
+        br = respond(view.rules, view.hand_ranks(), worlds, weights, rng, self.restarts)
+        return br.order, {"agent": "best_response", "method": br.method,
+                          "worlds": len(worlds), "value": br.value}
 
 
 def _hands(seat: int, mine: list[Card], theirs: list[Card]) -> list[list[Card]]:

@@ -111,7 +111,7 @@ def test_a_hook_taking_rules_gets_the_games_rules_and_seats():
 KERNEL_MODULES = ("pyanitsa.agents.kernels", "pyanitsa.solvers.cfr_kernels",
                   "pyanitsa.solvers.best_response_kernels", "pyanitsa.batch.classic",
                   "pyanitsa.batch.classic_fast", "pyanitsa.research.enumeration_batch",
-                  "pyanitsa.batch.tactical")
+                  "pyanitsa.batch.tactical", "pyanitsa.solvers.table_kernels")
 
 
 def compiled() -> dict[str, int]:
@@ -131,6 +131,7 @@ def compiled() -> dict[str, int]:
     ("nash(iterations=3)", 2),
     ("best_response(target='nash(iterations=3)', samples=8)", 2),
     ("best_response(target=descending)", 2),
+    ("best_response(target=descending, samples=16)", 3),
     ("equilibrium(max_orders=2000)", 2),
     ("mixed(pool='mc_search(samples=8),descending')", 2),
 ])
