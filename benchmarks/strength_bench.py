@@ -16,10 +16,10 @@ play`` deals them. Sections:
 * ``side``: ``nash`` and ``random`` on the same deals with a stronger best response (more
   samples to fit it), so the two lower bounds are measured the same way in the same run.
 * ``duel``: ``nash`` against each opponent on ``--pairs`` deals, each deal played twice with
-  the seats swapped (``duplicate_match``'s seeding: seat ``k``'s agent rng is
-  ``seat_rng(game_seed, k)``). A pair scores the mean of its two games (1 win, 1/2 shared,
-  0 loss); the opponent *beats* ``nash`` if the 95% interval of its pair score is above 1/2.
-  Deal by deal, so ``nash`` solves each deal once for every opponent.
+  the seats swapped (:func:`pyanitsa.solvers.duplicate.play_pairs`, ``duplicate_match``'s
+  games: seat ``k``'s agent rng is ``seat_rng(game_seed, k)``). A pair scores the mean of its
+  two games (1 win, 1/2 shared, 0 loss); the opponent *beats* ``nash`` if the 95% interval of
+  its pair score is above 1/2. ``nash`` orders each hand once for every opponent.
 """
 
 from __future__ import annotations
@@ -93,40 +93,16 @@ def side(args: argparse.Namespace, log: Any) -> list[dict[str, Any]]:
 def duel_chunk(job: tuple[str, Sequence[str], int, int, int]) -> dict[str, list[float]]:
     """Pair scores of each opponent against ``candidate`` on deals ``lo .. hi - 1``."""
     from pyanitsa.agents import make_agent
-    from pyanitsa.agents.game import check_order, seat_rng
-    from pyanitsa.batch import play_records
-    from pyanitsa.dealing import deal
-    from pyanitsa.protocol import hand_view
-    from pyanitsa.records import Record
-    from pyanitsa.rng import Rng, derive_seed
+    from pyanitsa.rng import derive_seed
+    from pyanitsa.solvers.duplicate import pair_scores, play_pairs
 
     candidate, opponents, seed, lo, hi = job
-    rules = preset("tactical")
-    me = make_agent(candidate)
-    opps = [make_agent(o) for o in opponents]
-    out: dict[str, list[float]] = {o: [] for o in opponents}
-    for i in range(lo, hi):
-        gs = derive_seed(seed, i)
-        dealt = deal(rules, 2, Rng(gs))
-        views = [hand_view(rules, s, dealt.seats, 0) for s in (0, 1)]
-        mine = [check_order(me.order_hand(views[k], seat_rng(gs, k)), views[k].hand, "me",
-                            rules) for k in (0, 1)]
-        records = []
-        for opp in opps:
-            for k in (0, 1):
-                theirs = check_order(opp.order_hand(views[1 - k], seat_rng(gs, 1 - k)),
-                                     views[1 - k].hand, "opponent", rules)
-                records.append(Record(rules, (mine[k], theirs) if k == 0 else
-                                      (theirs, mine[k])))
-        results = play_records(records)
-        for j, name in enumerate(opponents):
-            total = 0.0
-            for k in (0, 1):
-                r = results[2 * j + k]
-                opp_seat = 1 - k
-                total += 1.0 / len(r.winners) if opp_seat in r.winners else 0.0
-            out[name].append(total / 2)
-    return out
+    # the candidate orders each hand once for every opponent (``nash`` solves a deal once)
+    games = play_pairs(preset("tactical"), make_agent(candidate),
+                       [make_agent(o) for o in opponents],
+                       [derive_seed(seed, i) for i in range(lo, hi)])
+    return {name: pair_scores(results, side=1)
+            for name, results in zip(opponents, games, strict=True)}
 
 
 def duel(args: argparse.Namespace, log: Any) -> list[dict[str, Any]]:
@@ -135,6 +111,8 @@ def duel(args: argparse.Namespace, log: Any) -> list[dict[str, Any]]:
     jobs = [(args.candidate, args.opponents, args.seed, lo, min(args.pairs, lo + step))
             for lo in range(0, args.pairs, step)]
     from tqdm import tqdm
+
+    from pyanitsa.solvers.duplicate import mean_var, normal_half_width
 
     scores: dict[str, list[float]] = {o: [] for o in args.opponents}
     with ProcessPoolExecutor(args.workers) as pool, \
@@ -147,9 +125,7 @@ def duel(args: argparse.Namespace, log: Any) -> list[dict[str, Any]]:
     for name in args.opponents:
         xs = scores[name]
         n = len(xs)
-        mean = sum(xs) / n
-        sd = math.sqrt(sum((x - mean) ** 2 for x in xs) / max(1, n - 1))
-        half = 1.96 * sd / math.sqrt(n)
+        mean, half = mean_var(xs)[0], normal_half_width(xs)
         rows.append({"opponent": name, "pairs": n, "score": mean,
                      "ci95": [mean - half, mean + half], "beats": mean - half > 0.5})
         print(f"duel {name:<30} vs {args.candidate}: {mean:.3f} [{mean - half:.3f}, "

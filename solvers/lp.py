@@ -1,11 +1,12 @@
 """Two-player zero-sum deal games: payoff matrices, the LP, and the streaming double oracle.
 
-:func:`solve_lp` solves a game given as a matrix. :func:`solve_streaming` solves one too large
-to build: it keeps a restricted game (:class:`Restricted`, its LP grown and shrunk in place by
-:class:`RestrictedLP`), scores *every* order of each seat against the other's restricted mix
-through a compiled kernel (:class:`StreamedGame`), adds the orders that gain, drops those long
-out of the support, and stops when no order of either seat gains more than the tolerance.
-:mod:`pyanitsa.solvers.exact` chooses between the two and wraps the answer per deal.
+:func:`solve_lp` solves a game given as a matrix; :func:`optimal_support` finds every row an
+optimal mix plays (a tournament's meta-game is its Nash mixture). :func:`solve_streaming` solves
+one too large to build: it keeps a restricted game (:class:`Restricted`, its LP grown and shrunk
+in place by :class:`RestrictedLP`), scores *every* order of each seat against the other's
+restricted mix through a compiled kernel (:class:`StreamedGame`), adds the orders that gain,
+drops those long out of the support, and stops when no order of either seat gains more than the
+tolerance. :mod:`pyanitsa.solvers.exact` chooses between the two and wraps the answer per deal.
 """
 
 from __future__ import annotations
@@ -53,24 +54,35 @@ def zero_sum_payoff(margin: np.ndarray, objective: str, misere: bool) -> np.ndar
 # -- matrix games --------------------------------------------------------------------------------
 
 
+def _row_lp(payoff: np.ndarray, value: float | None, favour: int | None = None) -> Any:
+    """The row player's LP over mixes ``x`` (``sum x = 1``, ``x >= 0``) that hold every column
+    to at least ``v`` (``x @ payoff[:, j] >= v``): with ``value`` None it maximises ``v``;
+    otherwise ``v`` is fixed at ``value`` and it maximises ``x[favour]``. scipy's result."""
+    from scipy.optimize import linprog
+
+    k, m = payoff.shape
+    c = np.zeros(k + 1)
+    if value is None:
+        c[-1] = -1.0
+    if favour is not None:
+        c[favour] = -1.0
+    a_ub = np.hstack([-payoff.T, np.ones((m, 1))])
+    a_eq = np.zeros((1, k + 1))
+    a_eq[0, :k] = 1.0
+    bounds = [(0, None)] * k + [(None, None) if value is None else (value, value)]
+    return linprog(c, A_ub=a_ub, b_ub=np.zeros(m), A_eq=a_eq, b_eq=[1.0], bounds=bounds,
+                   method="highs", options={"primal_feasibility_tolerance": 1e-10,
+                                            "dual_feasibility_tolerance": 1e-10})
+
+
 def solve_lp(payoff: np.ndarray) -> tuple[float, np.ndarray, np.ndarray]:
     """Value and optimal mixes ``(v, x, y)`` of the zero-sum game ``payoff`` (row maximises).
 
     One LP: maximise ``v`` subject to ``x @ payoff[:, j] >= v`` for every column, ``sum x = 1``,
     ``x >= 0``. The column player's optimal mix is the dual of the column constraints.
     """
-    from scipy.optimize import linprog
-
-    k, m = payoff.shape
-    c = np.zeros(k + 1)
-    c[-1] = -1.0
-    a_ub = np.hstack([-payoff.T, np.ones((m, 1))])
-    a_eq = np.zeros((1, k + 1))
-    a_eq[0, :k] = 1.0
-    bounds = [(0, None)] * k + [(None, None)]
-    res = linprog(c, A_ub=a_ub, b_ub=np.zeros(m), A_eq=a_eq, b_eq=[1.0], bounds=bounds,
-                  method="highs", options={"primal_feasibility_tolerance": 1e-10,
-                                           "dual_feasibility_tolerance": 1e-10})
+    k = payoff.shape[0]
+    res = _row_lp(payoff, None)
     if res.status != 0:
         raise RuntimeError(f"LP failed: {res.message}")
     x = np.clip(res.x[:k], 0.0, None)
@@ -78,6 +90,30 @@ def solve_lp(payoff: np.ndarray) -> tuple[float, np.ndarray, np.ndarray]:
     y = np.clip(-res.ineqlin.marginals, 0.0, None)
     y /= y.sum()
     return float(res.x[-1]), x, y
+
+
+def optimal_support(payoff: np.ndarray, value: float, tol: float = 1e-9
+                    ) -> tuple[np.ndarray, np.ndarray] | None:
+    """The rows that some optimal mix of the row player plays, and an optimal mix that plays
+    every one of them: ``(on, x)``, or None if no mix holds every column to ``value``.
+
+    ``value`` is the game's value (0 for a symmetric game, ``solve_lp``'s otherwise). One LP
+    per row maximises its probability over the mixes that guarantee ``value``; the mean of
+    their answers guarantees it too (the set is convex) and is positive exactly on the union
+    of the optimal supports (a probability above ``tol`` counts as positive).
+    """
+    k = payoff.shape[0]
+    solutions = []
+    for i in range(k):
+        res = _row_lp(payoff, value, favour=i)
+        if res.status == 0:
+            solutions.append(np.clip(res.x[:k], 0.0, None))
+    if not solutions:
+        return None
+    mean = np.mean(solutions, axis=0)
+    on = np.max(solutions, axis=0) > tol
+    mean[~on] = 0.0
+    return on, mean / mean.sum()
 
 
 # -- the streaming double oracle -----------------------------------------------------------------

@@ -11,6 +11,10 @@ seatings), the unit that is independent from one deal to the next:
 * ``los``: the likelihood of superiority, ``Phi((score - 1/2) / standard error)``;
 * ``pairs``: pairs won (score above 1/2), drawn and lost, and the pentanomial counts (pairs
   scoring 0, 1/4, 1/2, 3/4 and 1).
+
+The pair figures are :mod:`pyanitsa.solvers.duplicate`'s, the duplicate evaluation that
+training and the benchmarks run in memory (:func:`~pyanitsa.solvers.duplicate.duplicate_match`);
+a match plays its games through the runner instead, for its store, workers, forfeits and SPRT.
 """
 
 from __future__ import annotations
@@ -22,8 +26,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from scipy import stats as sps
-
+from pyanitsa.solvers.duplicate import PairCounts, likelihood_of_superiority
 from pyanitsa.tournaments.api import Standing, run, statistics, summary_of
 from pyanitsa.tournaments.config import TournamentConfig, parse_config
 from pyanitsa.tournaments.games import GameRow
@@ -35,17 +38,6 @@ DEALS = 100
 """Deals (duplicate pairs) of a match without an SPRT."""
 SPRT_DEALS = 10_000
 """The most deals of a match with an SPRT, which usually stops it long before."""
-
-
-@dataclass(frozen=True)
-class PairCounts:
-    """The first agent's duplicate pairs: won (pair score above 1/2), drawn, lost."""
-
-    wins: int
-    draws: int
-    losses: int
-    pentanomial: tuple[int, int, int, int, int]
-    """Pairs scoring 0, 1/4, 1/2, 3/4 and 1 (a pair is two games: halves come from draws)."""
 
 
 @dataclass(frozen=True)
@@ -171,30 +163,12 @@ def figures(config: TournamentConfig, rows: list[GameRow], stats: Any, *,
     else:
         score, low, high = math.nan, None, None
     ci = None if low is None or high is None else (low, high)
-    penta = [0] * 5
-    for s in scores:
-        penta[min(4, max(0, round(4 * s)))] += 1
-    pairs = PairCounts(sum(s > 0.5 for s in scores), sum(s == 0.5 for s in scores),
-                       sum(s < 0.5 for s in scores), (penta[0], penta[1], penta[2], penta[3],
-                                                      penta[4]))
     standing = summary_of(stats, config.output_dir, played=0, seconds=0.0)
     first, second = (standing.standing(n) for n in config.names)
     return MatchResult(
         (config.names[0], config.names[1]), int(config.seed or 0), len(scores), score, ci,
         elo_of_score(score) if scores else math.nan,
         None if ci is None else (elo_of_score(ci[0]), elo_of_score(ci[1])),
-        likelihood_of_superiority(scores), pairs, (first, second), config.anchor,
+        likelihood_of_superiority(scores), PairCounts.of(scores), (first, second), config.anchor,
         sprts[0] if sprts else None, output, seconds)
 
-
-def likelihood_of_superiority(scores: list[float]) -> float | None:
-    """``Phi((mean - 1/2) / se)`` over pair scores; a certain 1 or 0 when every pair scored
-    the same (no spread), 1/2 for exactly even; None for fewer than two pairs."""
-    n = len(scores)
-    if n < 2:
-        return None
-    mean = sum(scores) / n
-    var = sum((s - mean) ** 2 for s in scores) / (n - 1)
-    if var == 0.0:
-        return 0.5 if mean == 0.5 else float(mean > 0.5)
-    return float(sps.norm.cdf((mean - 0.5) / math.sqrt(var / n)))

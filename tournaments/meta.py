@@ -35,6 +35,8 @@ from typing import Any
 import numpy as np
 from scipy import linalg, optimize
 
+from pyanitsa.solvers.lp import optimal_support
+
 LEVEL = 0.95
 """The level of the head-to-head intervals (``stats.mean_interval``'s default)."""
 SUPPORT_TOL = 1e-9
@@ -98,27 +100,16 @@ def payoff_matrix(score: Matrix) -> np.ndarray:
 def equilibrium_support(A: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The union of the supports of all equilibria, and an equilibrium with that support.
 
-    One LP per agent maximises its probability over the equilibria ``{p in simplex: A p <=
-    0}`` (the value of a symmetric zero-sum game is 0, so the set is never empty). The mean
-    of these solutions is an equilibrium too (the set is convex) and is positive exactly on
-    the union, which is where the maximum-entropy equilibrium is positive as well.
+    The equilibria are the mixtures ``{p in simplex: A p <= 0}`` (the value of a symmetric
+    zero-sum game is 0, so the set is never empty): the row player's optimal mixes of the game
+    ``-A^T``, whose support the solvers' LP finds, one LP per agent. The maximum-entropy
+    equilibrium is positive on that union too.
     """
-    n = len(A)
-    solutions = []
-    for i in range(n):
-        c = np.zeros(n)
-        c[i] = -1.0
-        res = optimize.linprog(c, A_ub=A, b_ub=np.zeros(n), A_eq=np.ones((1, n)), b_eq=[1.0],
-                               bounds=(0.0, None), method="highs")
-        if res.status != 0:  # cannot happen for an antisymmetric A; keep going regardless
-            continue
-        solutions.append(np.clip(res.x, 0.0, None))
-    if not solutions:
+    found = optimal_support(-A.T, 0.0, SUPPORT_TOL)
+    if found is None:  # cannot happen for an antisymmetric A; keep going regardless
+        n = len(A)
         return np.ones(n, dtype=bool), np.full(n, 1.0 / n)
-    mean = np.mean(solutions, axis=0)
-    on = np.max(solutions, axis=0) > SUPPORT_TOL
-    mean[~on] = 0.0
-    return on, mean / mean.sum()
+    return found
 
 
 def _neg_entropy(x: np.ndarray) -> tuple[float, np.ndarray]:
