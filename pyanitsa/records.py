@@ -150,8 +150,9 @@ class Record:
 
     def to_json(self) -> dict[str, Any]:
         deck = self.deck
-        out: dict[str, Any] = {"mode": self.mode, "deck": deck.to_json(),
-                               "rules": self.rules.to_options()}
+        options = self.rules.to_json()  # a record keeps mode and deck beside its options
+        out: dict[str, Any] = {"mode": options.pop("mode"), "deck": options.pop("deck"),
+                               "rules": options}
         if self.mode == "classic":
             out["dealer"] = self.leader
             out["stacks"] = [deck.cards_json(s) for s in self.seats]

@@ -138,7 +138,7 @@ def teacher_chunk(rules: Rules, dcfg: Mapping[str, Any], c: int) -> dict[str, np
 
 def _chunk_job(args: tuple[dict[str, Any], dict[str, Any], int, str]) -> int:
     options, dcfg, c, folder = args
-    rules = Rules.from_options(options, mode="tactical")
+    rules = Rules.from_json({**options, "mode": "tactical"})
     path = Path(folder) / f"c{c:03d}.npz"
     tmp = path.with_name(path.name + ".tmp")
     with open(tmp, "wb") as f:
@@ -368,14 +368,12 @@ def distill(policy: Any, rules: Rules, players: int, dcfg: Mapping[str, Any], ru
             algorithm: str = "MaskablePPO") -> list[Any]:
     """Teacher data, then the fit; the policy's actor ends as the best held-out epoch. With
     ``members`` > 1, the other members' networks are returned (``policy`` is member 0)."""
-    from pyanitsa.policies.ppo import rules_json
-
     if players != 2 or rules.mode != "tactical":
         raise ValueError(f"distill: the teacher solves two-player tactical deals, not "
                          f"{players} players of {rules.mode}")
     start = time.perf_counter()
     folder = run / "teacher"
-    options = {k: v for k, v in rules_json(rules).items() if k != "mode"}
+    options = {k: v for k, v in rules.to_json().items() if k != "mode"}
     make_teacher_data(folder, options, dcfg, stop, progress)
     log(f"teacher data: {dcfg['deals']} deals in {folder} "
         f"({time.perf_counter() - start:.0f} s this session)")
