@@ -95,10 +95,10 @@ def duel_chunk(job: tuple[str, Sequence[str], int, int, int]) -> dict[str, list[
     from pyanitsa.agents import make_agent
     from pyanitsa.agents.game import check_order, seat_rng
     from pyanitsa.batch import play_records
-    from pyanitsa.dealing import deal
+    from pyanitsa.dealing import deal_from_seed
     from pyanitsa.protocol import hand_view
     from pyanitsa.records import Record
-    from pyanitsa.rng import Rng, derive_seed
+    from pyanitsa.rng import derive_seed
 
     candidate, opponents, seed, lo, hi = job
     rules = preset("tactical")
@@ -107,7 +107,7 @@ def duel_chunk(job: tuple[str, Sequence[str], int, int, int]) -> dict[str, list[
     out: dict[str, list[float]] = {o: [] for o in opponents}
     for i in range(lo, hi):
         gs = derive_seed(seed, i)
-        dealt = deal(rules, 2, Rng(gs))
+        dealt = deal_from_seed(rules, 2, gs)
         views = [hand_view(rules, s, dealt.seats, 0) for s in (0, 1)]
         mine = [check_order(me.order_hand(views[k], seat_rng(gs, k)), views[k].hand, "me",
                             rules) for k in (0, 1)]
