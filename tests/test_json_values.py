@@ -71,6 +71,16 @@ def test_rules_shapes(rules: Rules) -> None:
     assert set(full) == {f.name for f in dataclasses.fields(Rules)}
 
 
+def test_cmd_bots_are_told_the_rules_as_before() -> None:
+    # docs/bots.md is the contract: every option, in the fields' order, mode and deck first
+    wire = ('{"mode": "tactical", "deck": "36", "weakest_beats_ace": false, "cycle_rule": "void", '
+            '"misere": false, "dealer": "random", "deal": "equal", "dispute": "one_up", '
+            '"stakes": 1, "dispute_exhausted": "takes_pot", "pickup_to": "bottom", '
+            '"refill": "turn_over", "pickup_order": "table", "new_tour_on_elimination": false, '
+            '"detect_cycles": true, "max_rounds": 10000}')
+    assert json.dumps(preset("tactical").to_json(every_option=True)) == wire
+
+
 def test_shipped_sidecar_rules_still_read() -> None:
     rules = json.loads(SHIPPED.read_text(encoding="utf-8"))["rules"]
     assert Rules.from_json(rules) == preset("tactical")
