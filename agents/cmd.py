@@ -15,7 +15,6 @@ untrusted bot belongs here rather than in a ``module:Class`` spec.
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import json
 import math
 import os
@@ -38,7 +37,6 @@ from pyanitsa.agents.specs import register_scheme
 from pyanitsa.cards import Card
 from pyanitsa.errors import PyanitsaRuntimeError
 from pyanitsa.protocol import BaseAgent, HandView, PickupView, UnsupportedDecisionError
-from pyanitsa.rules import Rules
 
 PROTOCOL = 1
 """The protocol version sent in ``hello``."""
@@ -52,17 +50,9 @@ class BotError(PyanitsaRuntimeError):
     """A bot that crashed, printed garbage or broke the protocol (the agent's forfeit)."""
 
 
-def rules_json(rules: Rules) -> dict[str, Any]:
-    """Every rules option, with ``mode`` and ``deck``, as the bot's view of the rules."""
-    out: dict[str, Any] = {"mode": rules.mode, "deck": rules.deck.to_json()}
-    out.update((f.name, getattr(rules, f.name)) for f in dataclasses.fields(rules)
-               if f.name not in out)
-    return out
-
-
 def hand_request(view: HandView) -> dict[str, Any]:
     deck = view.rules.deck
-    return {"type": "hand", "rules": rules_json(view.rules), "seat": view.seat,
+    return {"type": "hand", "rules": view.rules.to_json(every_option=True), "seat": view.seat,
             "players": view.players, "hand": deck.cards_json(view.hand),
             "hand_ranks": view.hand_ranks(), "unseen": list(view.unseen),
             "set_aside": view.set_aside}
@@ -71,7 +61,7 @@ def hand_request(view: HandView) -> dict[str, Any]:
 def pickup_request(view: PickupView) -> dict[str, Any]:
     deck = view.rules.deck
     rank_of = view.ranks.rank_of
-    return {"type": "pickup", "rules": rules_json(view.rules), "seat": view.seat,
+    return {"type": "pickup", "rules": view.rules.to_json(every_option=True), "seat": view.seat,
             "players": view.players, "cards": deck.cards_json(view.cards),
             "card_ranks": [rank_of[c] for c in view.cards], "owners": list(view.owners),
             "face_up": list(view.face_up), "stack_sizes": list(view.stack_sizes),

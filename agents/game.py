@@ -35,7 +35,7 @@ from pyanitsa.agents.seeding import AgentKey, seat_rng
 from pyanitsa.agents.warm import warm_agent
 from pyanitsa.cards import Card, Seat
 from pyanitsa.classic import ClassicGame, PickupRequest
-from pyanitsa.dealing import deal
+from pyanitsa.dealing import deal_from_seed
 from pyanitsa.errors import IllegalActionError, PyanitsaError, PyanitsaRuntimeError
 from pyanitsa.events import RoundEvent
 from pyanitsa.orders import check_order
@@ -137,7 +137,7 @@ def prepare_game(rules: Rules, agents: Sequence[Agent], seed: int, *,
     if rules.mode == "classic":
         return None if rules.pickup_order == "agent" else Record.dealt(rules, len(agents), seed)
     players = len(agents)
-    dealt = deal(rules, players, Rng(seed))
+    dealt = deal_from_seed(rules, players, seed)
     referee = _Referee(rules, agents, seed, time_limit, key)
     hands = []
     for seat in range(players):
@@ -271,10 +271,9 @@ def _play_game(rules: Rules, agents: Sequence[Agent], seed: int, *, log: bool,
     if record is not None:
         game = record.game(log=log)
         return GameOutcome(record, game.play(), game.events)
-    rng = Rng(seed)
-    dealt = deal(rules, len(agents), rng)
+    dealt = deal_from_seed(rules, len(agents), seed)
     referee = _Referee(rules, agents, seed, time_limit, key)
-    play_seed = rng.state if rules.random_play else None
+    play_seed = dealt.play_seed
     classic = ClassicGame(rules, dealt.seats, dealer=dealt.dealer,
                           rng=Rng(play_seed) if play_seed is not None else None,
                           pickup=referee.pickup, log=log)

@@ -69,11 +69,10 @@ from pyanitsa.agents.pickup_rollouts import PickupRollouts
 from pyanitsa.agents.specs import make_agent, register
 from pyanitsa.agents.warm import Warming, dummy_decision, warm_agent
 from pyanitsa.cards import Card
-from pyanitsa.dealing import deal
+from pyanitsa.dealing import deal_from_seed
 from pyanitsa.errors import PyanitsaError
 from pyanitsa.protocol import BaseAgent, HandView, PickupView, view_for
 from pyanitsa.ranks import RankTable, rank_table
-from pyanitsa.rng import Rng
 from pyanitsa.rules import Rules
 
 kernels = lazy_module("pyanitsa.agents.kernels")
@@ -111,7 +110,7 @@ def unseen_cards(view: HandView) -> list[Card]:
 def _fewest_orders(rules: Rules, players: int) -> int:
     """The fewest distinct orders a dealt hand can have: as many copies of as few ranks as the
     deck allows (a compile of the exhaustive kernel, seconds, is paid only if it may run)."""
-    size = len(deal(rules, players, Rng(0)).seats[0])
+    size = len(deal_from_seed(rules, players, 0).seats[0])
     ranks: list[int] = []
     for r, copies in enumerate(sorted(rank_table(rules).counts, reverse=True)):
         ranks.extend([r] * min(copies, size - len(ranks)))

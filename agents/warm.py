@@ -28,7 +28,7 @@ import numpy as np
 
 from pyanitsa.agents.specs import make_agent
 from pyanitsa.classic import ClassicGame, PickupRequest
-from pyanitsa.dealing import deal
+from pyanitsa.dealing import deal_from_seed
 from pyanitsa.protocol import hand_view, pickup_view
 from pyanitsa.rng import Rng
 from pyanitsa.rules import Rules
@@ -107,8 +107,7 @@ def dummy_decision(agent: Any, rules: Rules, players: int) -> None:
     """Decisions of ``agent`` in game 0 of ``rules``, answers thrown away: seat 0's hand order
     (tactical), or the first :data:`PICKUPS` pickups (classic, ``pickup_order: agent``).
     Classic games with fixed pickups ask nothing."""
-    rng = Rng(0)
-    dealt = deal(rules, players, rng)
+    dealt = deal_from_seed(rules, players, 0)
     gen = np.random.default_rng(0)
     if rules.mode == "tactical":
         agent.order_hand(hand_view(rules, 0, dealt.seats, len(dealt.set_aside)), gen)
@@ -125,8 +124,8 @@ def dummy_decision(agent: Any, rules: Rules, players: int) -> None:
             raise _Stop
         return order
 
-    play_seed = rng.state if rules.random_play else None
     game = ClassicGame(rules, dealt.seats, dealer=dealt.dealer,
-                       rng=Rng(play_seed) if play_seed is not None else None, pickup=pickup)
+                       rng=Rng(dealt.play_seed) if dealt.play_seed is not None else None,
+                       pickup=pickup)
     with contextlib.suppress(_Stop):
         game.play()

@@ -45,7 +45,7 @@ REPO_ROOT = Path(__file__).resolve().parents[1]
 
 import numpy as np  # noqa: E402
 
-from pyanitsa import Rng, deal, derive_seed, preset  # noqa: E402
+from pyanitsa import deal_from_seed, derive_seed, preset  # noqa: E402
 from pyanitsa.agents import make_agent  # noqa: E402
 from pyanitsa.agents.game import play_games, results_of  # noqa: E402
 
@@ -101,7 +101,7 @@ def play_pairs(job: tuple[str, str, str, dict, int, int, int]) -> dict[str, Any]
     if rules.mode == "tactical":  # compile / load the kernels before timing anything
         from pyanitsa.protocol import hand_view
 
-        warm = deal(rules, 2, Rng(derive_seed(seed, 10**9)))
+        warm = deal_from_seed(rules, 2, derive_seed(seed, 10**9))
         me.agent.order_hand(hand_view(rules, 0, warm.seats, 0), np.random.default_rng(0))
     seeds = [derive_seed(seed, i) for i in range(first, first + count) for _ in (0, 1)]
     seatings = [[me, other], [other, me]] * count
@@ -149,11 +149,11 @@ def decision_timing(candidate: str, deals: int, seed: int) -> dict[str, Any]:
 
     rules = preset("tactical")
     agent = make_agent(candidate)
-    warm = deal(rules, 2, Rng(derive_seed(seed, 10**9)))
+    warm = deal_from_seed(rules, 2, derive_seed(seed, 10**9))
     agent.order_hand(hand_view(rules, 0, warm.seats, 0), np.random.default_rng(0))
     wall, cpu = [], []
     for i in range(deals):
-        dealt = deal(rules, 2, Rng(derive_seed(seed, i)))
+        dealt = deal_from_seed(rules, 2, derive_seed(seed, i))
         for seat in (0, 1):
             view = hand_view(rules, seat, dealt.seats, 0)
             start, c0 = time.perf_counter(), time.process_time()

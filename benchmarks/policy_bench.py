@@ -66,7 +66,7 @@ def untrained_section(args: argparse.Namespace) -> dict[str, Any]:
 
     from pyanitsa.agents import make_agent
     from pyanitsa.observation import TacticalLayout
-    from pyanitsa.policies.meta import PolicyMeta, rules_json
+    from pyanitsa.policies.meta import PolicyMeta
     from pyanitsa.policies.ppo import PolicyAgent, build_policy
     from pyanitsa.solvers.exploitability import exploit_deals
 
@@ -79,7 +79,7 @@ def untrained_section(args: argparse.Namespace) -> dict[str, Any]:
         else:
             torch.manual_seed(0)
             meta = PolicyMeta("MaskablePPO", {"pi": [128, 128], "vf": [128, 128]}, "ReLU",
-                              rules_json(rules), 2, layout.size, layout.ranks, {}, prior)
+                              rules.to_json(), 2, layout.size, layout.ranks, {}, prior)
             agent = PolicyAgent(build_policy(meta), meta)
         res = exploit_deals(rules, agent, deals=args.deals, seed=args.seed,
                             samples=args.samples, fresh=args.fresh)

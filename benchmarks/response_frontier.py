@@ -28,15 +28,15 @@ from pyanitsa import preset  # noqa: E402
 
 def against_model(rules, agent, model, deals: int, seed: int, fresh: int) -> tuple[float, float]:
     """The agent's mean pair score and margin against ``model`` over ``deals`` deals."""
-    from pyanitsa.dealing import deal
+    from pyanitsa.dealing import deal_from_seed
     from pyanitsa.protocol import hand_view
-    from pyanitsa.rng import Rng, derive_seed
+    from pyanitsa.rng import derive_seed
     from pyanitsa.solvers.best_response import payoffs
     from pyanitsa.solvers.mixes import sample_rng, sampled_mix
 
     wins, margins = [], []
     for i in range(deals):
-        hands = deal(rules, 2, Rng(derive_seed(seed, i))).seats
+        hands = deal_from_seed(rules, 2, derive_seed(seed, i)).seats
         for seat in (0, 1):
             me, them = hand_view(rules, seat, hands, 0), hand_view(rules, 1 - seat, hands, 0)
             mine = sampled_mix(agent, me, [sample_rng(seed, i, seat, k) for k in range(fresh)])

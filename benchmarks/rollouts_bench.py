@@ -35,7 +35,7 @@ from pyanitsa.classic import ClassicGame, ClassicPosition  # noqa: E402
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # batch_bench.py beside
 from batch_bench import machine_basics  # noqa: E402
 
-from pyanitsa.dealing import deal  # noqa: E402
+from pyanitsa.dealing import deal_from_seed  # noqa: E402
 from pyanitsa.results import Termination  # noqa: E402
 from pyanitsa.rng import Rng, derive_seed  # noqa: E402
 from pyanitsa.rules import Rules, preset  # noqa: E402
@@ -51,10 +51,9 @@ def positions(rules: Rules, players: int, count: int, seed: int) -> list[Classic
     out = []
     i = 0
     while len(out) < count:
-        rng = Rng(derive_seed(seed, i))
-        dealt = deal(rules, players, rng)
+        dealt = deal_from_seed(rules, players, derive_seed(seed, i))
         game = ClassicGame(rules, dealt.seats, dealer=dealt.dealer,
-                           rng=Rng(rng.state) if rules.random_play else None)
+                           rng=Rng(dealt.play_seed) if dealt.play_seed is not None else None)
         for _ in range(10 + i % 90):
             if not game.play_round():
                 break

@@ -34,10 +34,10 @@ from numba import njit  # noqa: E402
 from pyanitsa import preset  # noqa: E402
 from pyanitsa.agents import make_agent  # noqa: E402
 from pyanitsa.agents.kernels import cmp_table  # noqa: E402
-from pyanitsa.dealing import deal  # noqa: E402
+from pyanitsa.dealing import deal_from_seed  # noqa: E402
 from pyanitsa.protocol import hand_view  # noqa: E402
 from pyanitsa.ranks import rank_table  # noqa: E402
-from pyanitsa.rng import Rng, derive_seed  # noqa: E402
+from pyanitsa.rng import derive_seed  # noqa: E402
 from pyanitsa.solvers import cfr as nash
 from pyanitsa.solvers import cfr_kernels as nk  # noqa: E402
 
@@ -86,7 +86,7 @@ def objective(rules, counts, avg0, model, p: float) -> float:
 
 def teacher_deal(rules, i: int, model):
     """Deal ``i``'s hands (seat ``i % 2`` first) and the model's marginals against it."""
-    hands = deal(rules, 2, Rng(derive_seed(777, i))).seats
+    hands = deal_from_seed(rules, 2, derive_seed(777, i)).seats
     seat = i % 2
     table = rank_table(rules)
     counts = [np.bincount([table.rank_of[c] for c in h], minlength=table.num_ranks)

@@ -9,8 +9,8 @@ from typing import Any
 import numpy as np
 
 from pyanitsa.cards import Card, Seat
+from pyanitsa.dealing import deal_from_seed
 from pyanitsa.ranks import rank_table
-from pyanitsa.records import Record
 from pyanitsa.results import TacticalResult, Termination
 from pyanitsa.rules import Rules
 from pyanitsa.tactical import TacticalGame
@@ -61,7 +61,7 @@ class TacticalScorer:
         self._counts = np.zeros((self.players, rank_table(self.rules).num_ranks), np.int64)
 
     def deal_hands(self, seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """The hands of ``Record.dealt(rules, players, seed)``: ``(cards, by_view, counts)``,
+        """The hands of ``deal_from_seed(rules, players, seed)``: ``(cards, by_view, counts)``,
         each seat's cards in the order dealt (``[players, n]``), the same sorted as its view
         sorts them (weakest rank first, then by card), and its cards of each rank
         (``[players, ranks]``); arrays overwritten by the next deal."""
@@ -69,7 +69,7 @@ class TacticalScorer:
             self._deal_hands(np.uint64(seed), *self._deal_args)
             return self._cards, self._by_view, self._counts
         size = self.rules.deck.size
-        keys = self._key_table[np.array(Record.dealt(self.rules, self.players, seed).seats)]
+        keys = self._key_table[np.array(deal_from_seed(self.rules, self.players, seed).seats)]
         self._cards[:] = keys % size
         self._by_view[:] = np.sort(keys, axis=1) % size
         self._counts[:] = 0

@@ -35,18 +35,6 @@ class PolicyLoadError(PyanitsaError):
     """A policy file that cannot be loaded (missing, untrusted, or for other rules)."""
 
 
-def rules_json(rules: Rules) -> dict[str, Any]:
-    """Rules as a JSON object that :meth:`Rules.from_options` reads back."""
-    return {"mode": rules.mode, "deck": rules.deck.to_json(), **rules.to_options()}
-
-
-def rules_from_json(obj: dict[str, Any]) -> Rules:
-    """The rules :func:`rules_json` wrote."""
-    opts = dict(obj)
-    mode = opts.pop("mode", "tactical")
-    return Rules.from_options(opts, mode=mode)
-
-
 def package_versions() -> dict[str, str]:
     """Versions of the packages a policy file depends on."""
     from importlib import metadata
@@ -69,7 +57,7 @@ class PolicyMeta:
     activation: str
     """The hidden activation, a ``torch.nn`` class name (``Tanh``, ``ReLU``)."""
     rules: dict[str, Any]
-    """The rules the policy was trained for (:func:`rules_json`)."""
+    """The rules the policy was trained for (:meth:`Rules.to_json`)."""
     players: int
     obs_size: int
     actions: int
@@ -146,7 +134,7 @@ class PolicyMeta:
         return mlp(self.net_arch["pi"], self.actions) + mlp(self.net_arch["vf"], 1)
 
     def make_rules(self) -> Rules:
-        return rules_from_json(self.rules)
+        return Rules.from_json(self.rules)
 
 
 MAX_MEMBERS = 16
@@ -211,7 +199,7 @@ def policy_meta(policy: Any, algorithm: str, rules: Rules, players: int,
     if isinstance(arch, list):
         arch = {"pi": list(arch), "vf": list(arch)}
     return PolicyMeta(algorithm, {k: list(v) for k, v in arch.items()},
-                      policy.activation_fn.__name__, rules_json(rules), players,
+                      policy.activation_fn.__name__, rules.to_json(), players,
                       int(policy.observation_space.shape[0]), int(policy.action_space.n),
                       {"versions": package_versions(), **(extra or {})},
                       getattr(policy, "prior_kind", "none"),

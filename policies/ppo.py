@@ -62,7 +62,6 @@ from pyanitsa.policies.meta import (
     PolicyMeta,
     package_versions,
     policy_meta,
-    rules_json,
 )
 from pyanitsa.policies.numpy_actor import NumpyActor
 from pyanitsa.protocol import BaseAgent, HandView, Mix
@@ -71,7 +70,7 @@ from pyanitsa.rules import Rules
 __all__ = [  # the files' and the sidecar's names too, which users import from here
     "BACKENDS", "FORMAT", "POLICIES_DIR", "PolicyAgent", "PolicyLoadError", "PolicyMeta",
     "action_logits", "build_policy", "bundled_policies", "load_agent", "load_numpy_policy",
-    "load_policy", "package_versions", "policy_meta", "resolve_path", "rules_json",
+    "load_policy", "package_versions", "policy_meta", "resolve_path",
     "save_policy",
 ]
 

@@ -23,6 +23,7 @@ from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
 
 from pyanitsa.observation import PRIOR_FLOOR, TacticalLayout
+from pyanitsa.rules import Rules
 
 
 class LastPlayed(BaseFeaturesExtractor):
@@ -62,12 +63,10 @@ class OpponentModel(LastPlayed):
     def __init__(self, observation_space: Any, ranks: int, hand_size: int,
                  opponent_model: str, rules: dict[str, Any], players: int) -> None:
         from pyanitsa.policies.features import ModelFeatures
-        from pyanitsa.policies.meta import rules_from_json
-
         super().__init__(observation_space, ranks, hand_size)
         self._features_dim += 2 * ranks
         self.opponent_model = opponent_model
-        layout = TacticalLayout(rules_from_json(rules), players)
+        layout = TacticalLayout(Rules.from_json(rules), players)
         self.model = ModelFeatures(layout, opponent_model)
 
     def forward(self, obs: th.Tensor) -> th.Tensor:
@@ -77,13 +76,11 @@ class OpponentModel(LastPlayed):
     @staticmethod
     def kwargs_for(layout: TacticalLayout, opponent_model: str) -> dict[str, Any]:
         """The policy's constructor arguments that make it read ``features: model``."""
-        from pyanitsa.policies.meta import rules_json
-
         assert layout.slices["order"].start == layout.ranks  # what forward() slices
         return {"features_extractor_class": OpponentModel,
                 "features_extractor_kwargs": {
                     "ranks": layout.ranks, "hand_size": layout.hand_size,
-                    "opponent_model": opponent_model, "rules": rules_json(layout.rules),
+                    "opponent_model": opponent_model, "rules": layout.rules.to_json(),
                     "players": layout.players}}
 
 

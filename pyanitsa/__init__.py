@@ -3,7 +3,7 @@
 from pyanitsa.cards import Card, Deck, Seat
 from pyanitsa.classic import ClassicGame, ClassicPosition, PickupRequest
 from pyanitsa.classic_view import ClassicView
-from pyanitsa.dealing import Deal, deal
+from pyanitsa.dealing import Deal, deal, deal_from_seed
 from pyanitsa.errors import (
     IllegalActionError,
     InvalidCardError,
@@ -26,6 +26,7 @@ __all__ = [
     "PRESETS", "Card", "ClassicGame", "ClassicPosition", "ClassicResult", "ClassicView", "Deal", "Deck",
     "IllegalActionError", "InvalidCardError", "InvalidDeckError", "InvalidPositionError",
     "InvalidRecordError", "InvalidRulesError",
-    "PickupRequest", "PyanitsaError", "PyanitsaRuntimeError", "Record", "Rng", "Rules", "Seat", "TacticalGame",
-    "TacticalResult", "Termination", "deal", "derive_seed", "preset", "replay",
+    "PickupRequest", "PyanitsaError", "PyanitsaRuntimeError", "Record", "Rng", "Rules", "Seat",
+    "TacticalGame", "TacticalResult", "Termination", "deal", "deal_from_seed", "derive_seed",
+    "preset", "replay",
 ]

@@ -19,6 +19,15 @@ class Deal:
     """Each seat's cards in the order received: a classic stack top first, a tactical hand."""
     set_aside: tuple[Card, ...]
     """Cards dealt to nobody (``deal: equal``); they count for nobody."""
+    play_seed: int | None = None
+    """The generator's state after the deal for rules that shuffle during play (what play
+    goes on from, a record's ``seed``); ``None`` for rules that do not."""
+
+
+def deal_from_seed(rules: Rules, players: int, seed: int) -> Deal:
+    """Game ``seed``'s deal: how ``pyanitsa play --seed``, every seeded run, env and solver
+    deals (``derive_seed(seed, i)`` names deal ``i`` of a run)."""
+    return deal(rules, players, Rng(seed))
 
 
 def deal(rules: Rules, players: int, rng: Rng) -> Deal:
@@ -35,4 +44,5 @@ def deal(rules: Rules, players: int, rng: Rng) -> Deal:
     seats: list[list[Card]] = [[] for _ in range(players)]
     for i in range(dealt):
         seats[(dealer + 1 + i) % players].append(cards[i])
-    return Deal(dealer, tuple(tuple(s) for s in seats), tuple(cards[dealt:]))
+    return Deal(dealer, tuple(tuple(s) for s in seats), tuple(cards[dealt:]),
+                rng.state if rules.random_play else None)

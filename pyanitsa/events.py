@@ -1,13 +1,20 @@
-"""The per-round event log both engines can keep, and its plain-text rendering."""
+"""The per-round event log both engines can keep, its JSON and its plain-text rendering."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal, get_args
 
+from pyanitsa import json_fields as jf
 from pyanitsa.cards import Card, Deck, Seat
+from pyanitsa.errors import PyanitsaError
+from pyanitsa.rules import DisputeExhausted
 
 RoundEnd = Literal["taken", "void", "discarded", "draw", "split"]
+
+
+class InvalidEventError(PyanitsaError):
+    """A round event's JSON that is not one :meth:`RoundEvent.to_json` writes."""
 
 
 @dataclass(frozen=True)
@@ -21,6 +28,17 @@ class Play:
     step: int
     """0 for the round's first showdown, k for the k-th dispute step."""
 
+    def to_json(self) -> dict[str, Any]:
+        """The play with its card as the deck's index (a deck is needed to name it)."""
+        return {"seat": self.seat, "card": self.card, "face_up": self.face_up, "step": self.step}
+
+    @classmethod
+    def from_json(cls, obj: object) -> Play:
+        err = InvalidEventError
+        data = jf.fields(obj, "a play", ("seat", "card", "face_up", "step"), err)
+        return cls(jf.integer(data, "seat", err), jf.integer(data, "card", err),
+                   jf.flag(data, "face_up", err), jf.integer(data, "step", err))
+
 
 @dataclass(frozen=True)
 class Showdown:
@@ -33,6 +51,20 @@ class Showdown:
     """Their face-up cards, in the same order."""
     top: tuple[Seat, ...] | None
     """The unbeaten contenders; ``None`` when a cycle voided the round."""
+
+    def to_json(self) -> dict[str, Any]:
+        return {"step": self.step, "seats": list(self.seats), "cards": list(self.cards),
+                "top": None if self.top is None else list(self.top)}
+
+    @classmethod
+    def from_json(cls, obj: object) -> Showdown:
+        err = InvalidEventError
+        data = jf.fields(obj, "a showdown", ("step", "seats", "cards", "top"), err)
+        seats, cards = jf.integers(data, "seats", err), jf.integers(data, "cards", err)
+        if len(seats) != len(cards):
+            raise err(f"cards: {len(cards)} cards for {len(seats)} seats")
+        top = None if data["top"] is None else jf.integers(data, "top", err)
+        return cls(jf.integer(data, "step", err), seats, cards, top)
 
 
 @dataclass(frozen=True)
@@ -60,6 +92,46 @@ class RoundEvent:
     """Tactical: cards that left the game in a split."""
     eliminated: tuple[Seat, ...] = ()
     """Classic: seats that went out after this round, in play order."""
+
+    def to_json(self) -> dict[str, Any]:
+        """Every field; cards are the deck's indices, as in :class:`Play`."""
+        return {"number": self.number, "leader": self.leader,
+                "plays": [p.to_json() for p in self.plays],
+                "showdowns": [s.to_json() for s in self.showdowns], "end": self.end,
+                "taker": self.taker, "exhausted": self.exhausted, "pickup": list(self.pickup),
+                "gains": [list(g) for g in self.gains], "removed": self.removed,
+                "eliminated": list(self.eliminated)}
+
+    @classmethod
+    def from_json(cls, obj: object) -> RoundEvent:
+        """The event :meth:`to_json` wrote; :class:`InvalidEventError` names a bad key."""
+        err = InvalidEventError
+        data = jf.fields(obj, "a round event", _EVENT_KEYS, err)
+        plays, showdowns = jf.items(data, "plays", err), jf.items(data, "showdowns", err)
+        gains = jf.items(data, "gains", err)
+        if not all(isinstance(g, list) and len(g) == 2 and all(type(x) is int and x >= 0
+                                                               for x in g) for g in gains):
+            raise err(f"gains: {gains!r:.40} is not a list of [seat, cards] pairs")
+        return cls(jf.integer(data, "number", err, low=1),
+                   jf.maybe_integer(data, "leader", err),
+                   tuple(_part(Play, p, "plays", i) for i, p in enumerate(plays)),
+                   tuple(_part(Showdown, s, "showdowns", i) for i, s in enumerate(showdowns)),
+                   jf.choice(data, "end", get_args(RoundEnd), err),
+                   jf.maybe_integer(data, "taker", err),
+                   jf.choice(data, "exhausted", (None, *get_args(DisputeExhausted)), err),
+                   jf.integers(data, "pickup", err), tuple((s, n) for s, n in gains),
+                   jf.integer(data, "removed", err), jf.integers(data, "eliminated", err))
+
+
+_EVENT_KEYS = ("number", "leader", "plays", "showdowns", "end", "taker", "exhausted", "pickup",
+               "gains", "removed", "eliminated")
+
+
+def _part(kind: type[Play] | type[Showdown], obj: object, key: str, index: int) -> Any:
+    try:
+        return kind.from_json(obj)
+    except InvalidEventError as exc:
+        raise InvalidEventError(f"{key}: entry {index}: {exc}") from None
 
 
 def format_round(event: RoundEvent, deck: Deck) -> str:

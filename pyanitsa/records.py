@@ -9,7 +9,7 @@ from typing import Any
 
 from pyanitsa.cards import Card, CardName, Deck, Seat
 from pyanitsa.classic import ClassicGame, PickupAgent, PickupRequest
-from pyanitsa.dealing import deal
+from pyanitsa.dealing import deal_from_seed
 from pyanitsa.errors import (
     IllegalActionError,
     InvalidCardError,
@@ -62,10 +62,9 @@ class Record:
         """Game ``seed`` as dealt (how ``pyanitsa play --seed`` and every seeded run deal): the
         stacks, or the hands in the order dealt, plus the generator's state for rules that
         shuffle during play."""
-        rng = Rng(seed)
-        dealt = deal(rules, players, rng)
+        dealt = deal_from_seed(rules, players, seed)
         return cls(rules, dealt.seats, dealer=dealt.dealer if rules.mode == "classic" else None,
-                   seed=rng.state if rules.random_play else None)
+                   seed=dealt.play_seed)
 
     # -- JSON ---------------------------------------------------------------------------------
 
@@ -150,8 +149,9 @@ class Record:
 
     def to_json(self) -> dict[str, Any]:
         deck = self.deck
-        out: dict[str, Any] = {"mode": self.mode, "deck": deck.to_json(),
-                               "rules": self.rules.to_options()}
+        options = self.rules.to_json()  # a record keeps mode and deck beside its options
+        out: dict[str, Any] = {"mode": options.pop("mode"), "deck": options.pop("deck"),
+                               "rules": options}
         if self.mode == "classic":
             out["dealer"] = self.leader
             out["stacks"] = [deck.cards_json(s) for s in self.seats]

@@ -194,6 +194,41 @@ class Rules:
         base = Rules.default(self.mode)
         return {k: getattr(self, k) for k in _FIELDS if getattr(self, k) != getattr(base, k)}
 
+    # -- JSON ---------------------------------------------------------------------------------
+
+    def to_json(self, *, every_option: bool = False) -> dict[str, Any]:
+        """``mode``, ``deck`` (:meth:`Deck.to_json`) and the options that differ from the mode's
+        defaults, the shape policy sidecars and tournament databases store; ``every_option``
+        writes every option instead, as cmd bots are told the rules (docs/bots.md)."""
+        options = {k: getattr(self, k) for k in _FIELDS} if every_option else self.to_options()
+        return {"mode": self.mode, "deck": self.deck.to_json(), **options}
+
+    @classmethod
+    def from_json(cls, obj: object) -> Rules:
+        """The rules :meth:`to_json` wrote, in either shape: an option left out has the mode's
+        default. Errors (:class:`InvalidRulesError`) name the key."""
+        if not isinstance(obj, dict):
+            raise InvalidRulesError(f"rules: a JSON object of options, not {type(obj).__name__}")
+        options = dict(obj)
+        mode = options.pop("mode", None)
+        if mode not in OPTION_CHOICES["mode"]:
+            raise InvalidRulesError(f"mode: {_shown(mode)} is not one of classic, tactical")
+        if "deck" not in options:
+            raise InvalidRulesError("deck: missing")
+        try:
+            deck = Deck.from_json(options.pop("deck"))
+        except InvalidDeckError as exc:
+            raise InvalidRulesError(f"deck: {exc}") from None
+        for key in options:
+            if key not in _FIELDS:
+                raise InvalidRulesError(f"unknown rules option {_shown(key)}"
+                                        f"{did_you_mean(key, _FIELDS)}")
+        if mode == "tactical":  # every_option writes the classic options at their defaults
+            options = {k: v for k, v in options.items()
+                       if k not in CLASSIC_ONLY or k == "deal" or v != _CLASSIC_DEFAULTS[k]
+                       or type(v) is not type(_CLASSIC_DEFAULTS[k])}
+        return dataclasses.replace(cls.default(mode), deck=deck, **options)
+
     # -- derived ------------------------------------------------------------------------------
 
     @property

@@ -18,7 +18,6 @@ from pathlib import Path
 from typing import Any
 
 from pyanitsa import store as sql
-from pyanitsa.cards import Deck
 from pyanitsa.errors import PyanitsaError
 from pyanitsa.research.enumeration import DealStats, Longest, arrangements, deal_at
 from pyanitsa.rules import Rules
@@ -58,13 +57,14 @@ class StoreError(PyanitsaError):
 
 def rules_key(rules: Rules) -> str:
     """The rules as canonical JSON: equal for rules that play every deal alike."""
-    return json.dumps({"mode": rules.mode, "deck": rules.deck.to_json(),
-                       "options": rules.to_options()}, sort_keys=True)
+    options = rules.to_json()  # the stores on disk nest the options under their own key
+    return json.dumps({"mode": options.pop("mode"), "deck": options.pop("deck"),
+                       "options": options}, sort_keys=True)
 
 
 def rules_from_key(key: str) -> Rules:
     obj = json.loads(key)
-    return Rules.from_options(obj["options"], mode=obj["mode"], deck=Deck.from_json(obj["deck"]))
+    return Rules.from_json({**obj["options"], "mode": obj["mode"], "deck": obj["deck"]})
 
 
 @dataclass(frozen=True)

@@ -27,11 +27,11 @@ import numpy as np
 
 from pyanitsa.agents.game import check_order, seat_rng
 from pyanitsa.batch import play_records
-from pyanitsa.dealing import deal
+from pyanitsa.dealing import deal_from_seed
 from pyanitsa.protocol import Agent, HandView, hand_view
 from pyanitsa.records import Record
 from pyanitsa.results import TacticalResult
-from pyanitsa.rng import Rng, derive_seed
+from pyanitsa.rng import derive_seed
 from pyanitsa.rules import Rules
 
 
@@ -87,7 +87,7 @@ def play_pairs(rules: Rules, agent: Agent, opponents: Sequence[Agent], seeds: Se
     # game (deal i, seating k): the agent in seat k, the opponent in seat 1 - k
     mine_v, opp_v = [], []
     for gs in seeds:
-        dealt = deal(rules, 2, Rng(gs))
+        dealt = deal_from_seed(rules, 2, gs)
         views = [hand_view(rules, s, dealt.seats, len(dealt.set_aside)) for s in (0, 1)]
         for k in (0, 1):
             mine_v.append(views[k])

@@ -16,7 +16,7 @@ import pytest
 import torch as th
 
 from pyanitsa.observation import TacticalLayout, TacticalSeat
-from pyanitsa.policies.meta import PolicyLoadError, PolicyMeta, rules_json
+from pyanitsa.policies.meta import PolicyLoadError, PolicyMeta
 from pyanitsa.policies.ppo import build_policy, load_agent, save_policy
 from pyanitsa.policies.prior import LastPlayed
 from pyanitsa.rules import preset
@@ -75,7 +75,7 @@ def _box():
 
 
 def _meta(features: str = "last") -> PolicyMeta:
-    return PolicyMeta("MaskablePPO", {"pi": [16], "vf": [16]}, "ReLU", rules_json(RULES), 2,
+    return PolicyMeta("MaskablePPO", {"pi": [16], "vf": [16]}, "ReLU", RULES.to_json(), 2,
                       LAYOUT.size, LAYOUT.ranks, {}, "hand", features,
                       "tie_aware" if features == "model" else None)
 
@@ -118,7 +118,7 @@ def test_teacher_targets_multiply_to_the_teachers_order_probabilities() -> None:
 
 
 def test_teacher_data_is_the_same_with_any_number_of_workers(tmp_path: Path) -> None:
-    options = {k: v for k, v in rules_json(RULES).items() if k != "mode"}
+    options = {k: v for k, v in RULES.to_json().items() if k != "mode"}
     make_teacher_data(tmp_path / "a", options, {**TEACHER, "workers": 2}, {}, progress=False)
     one = teacher_chunk(RULES, TEACHER, 0)
     two = load_teacher_data(tmp_path / "a", TEACHER["deals"])

@@ -14,7 +14,7 @@ from pyanitsa.agents import make_agent
 from pyanitsa.dealing import deal
 from pyanitsa.observation import TacticalLayout, TacticalSeat
 from pyanitsa.policies.features import ModelFeatures
-from pyanitsa.policies.meta import PolicyLoadError, PolicyMeta, rules_json
+from pyanitsa.policies.meta import PolicyLoadError, PolicyMeta
 from pyanitsa.policies.ppo import build_policy, load_agent, save_policy
 from pyanitsa.protocol import hand_view
 from pyanitsa.rng import Rng
@@ -69,7 +69,7 @@ def test_another_model_gives_other_features():
 
 
 def _meta(**kw) -> PolicyMeta:
-    return PolicyMeta("MaskablePPO", {"pi": [16], "vf": [16]}, "ReLU", rules_json(RULES), 2,
+    return PolicyMeta("MaskablePPO", {"pi": [16], "vf": [16]}, "ReLU", RULES.to_json(), 2,
                       LAYOUT.size, LAYOUT.ranks, {}, "hand", "model", kw.get("model", "tie_aware"))
 
 

@@ -18,7 +18,6 @@ from pyanitsa.policies.ppo import (
     PolicyMeta,
     build_policy,
     load_policy,
-    rules_json,
     save_policy,
 )
 from pyanitsa.rng import Rng
@@ -33,7 +32,7 @@ RULES = preset("tactical")
 
 def meta(players=2):
     env = TacticalEnv("tactical", players=players)
-    return PolicyMeta("MaskablePPO", {"pi": [16], "vf": [16]}, "Tanh", rules_json(RULES),
+    return PolicyMeta("MaskablePPO", {"pi": [16], "vf": [16]}, "Tanh", RULES.to_json(),
                       players, env.layout.size, env.layout.ranks, {"seed": 0})
 
 
@@ -55,7 +54,7 @@ def views(n, seed=0):
 def test_rules_round_trip_through_the_sidecar():
     for r in (RULES, preset("tactical-52"), Rules.from_options({"preset": "tactical",
                                                                 "weakest_beats_ace": True})):
-        m = PolicyMeta("PPO", {"pi": [], "vf": []}, "Tanh", rules_json(r), 2, 1, 1, {})
+        m = PolicyMeta("PPO", {"pi": [], "vf": []}, "Tanh", r.to_json(), 2, 1, 1, {})
         assert m.make_rules() == r
 
 

@@ -25,7 +25,6 @@ from pyanitsa.policies.ppo import (
     PolicyMeta,
     build_policy,
     load_policy,
-    rules_json,
     save_policy,
 )
 from pyanitsa.rng import Rng
@@ -39,7 +38,7 @@ LAYOUT = TacticalLayout(RULES, 2)
 
 
 def meta(members: int = 1) -> PolicyMeta:
-    return PolicyMeta("MaskablePPO", {"pi": [16], "vf": [8]}, "Tanh", rules_json(RULES), 2,
+    return PolicyMeta("MaskablePPO", {"pi": [16], "vf": [8]}, "Tanh", RULES.to_json(), 2,
                       LAYOUT.size, LAYOUT.ranks, {"seed": 0}, "hand", "last", None, members)
 
 

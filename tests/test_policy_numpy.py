@@ -21,7 +21,6 @@ from pyanitsa.policies.ppo import (
     PolicyLoadError,
     PolicyMeta,
     load_numpy_policy,
-    rules_json,
 )
 from pyanitsa.rng import Rng
 from pyanitsa.rules import preset
@@ -118,7 +117,7 @@ def torch_policies(tmp_path_factory):
     from pyanitsa.policies.ppo import build_policy, load_policy, save_policy
 
     torch.manual_seed(1)
-    m = PolicyMeta("MaskablePPO", {"pi": [64, 32], "vf": [16]}, "Tanh", rules_json(RULES), 2,
+    m = PolicyMeta("MaskablePPO", {"pi": [64, 32], "vf": [16]}, "Tanh", RULES.to_json(), 2,
                    192, 9, {"seed": 1})
     small = save_policy(build_policy(m), m, tmp_path_factory.mktemp("np") / "net")
     return [(p, load_policy(p)[0]) for p in (SHIPPED, small)]

@@ -183,3 +183,21 @@ def test_read_records_rejects_empty_and_arrays() -> None:
         list(read_records("  \n "))
     with pytest.raises(InvalidRecordError):
         list(read_records(json.dumps([EXAMPLE_CLASSIC])))
+
+
+@pytest.mark.parametrize(("name", "overrides"), [
+    ("classic-ru", {}), ("classic-ru", {"refill": "shuffle"}), ("tactical", {}),
+    ("war-52", {"pickup_order": "shuffled"})])
+def test_deal_from_seed_is_game_seeds_deal_and_record(name: str, overrides: dict) -> None:
+    from pyanitsa import Rng, deal, deal_from_seed, preset
+
+    rules = preset(name, **overrides)
+    for seed in (0, 1, 2**64 - 1):
+        rng = Rng(seed)
+        by_hand = deal(rules, 3, rng)
+        got = deal_from_seed(rules, 3, seed)
+        assert (got.dealer, got.seats, got.set_aside) == \
+            (by_hand.dealer, by_hand.seats, by_hand.set_aside)
+        assert got.play_seed == (rng.state if rules.random_play else None)
+        record = Record.dealt(rules, 3, seed)
+        assert record.seats == got.seats and record.seed == got.play_seed

@@ -279,7 +279,7 @@ def test_classic_four_player_round_robin(tmp_path):
         assert sorted(r.seats) == [0, 1, 2, 3]
         assert sum(r.points) == pytest.approx(1.0) and min(r.places) == 1
         assert r.outcome in ("win", "capped", "draw", "cycle")
-        assert json.loads(r.record)["rules"]["pickup_order"] == "agent"
+        assert r.record.rules.pickup_order == "agent"
 
 
 def test_cli_runs_reports_and_exports_replayable_records(tmp_path, capsys):

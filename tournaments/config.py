@@ -275,9 +275,7 @@ class TournamentConfig(_Model):
     def result_fields(self) -> dict[str, Any]:
         """The fields that decide every game (see :data:`RESULT_FIELDS`), rules normalised."""
         data = self.model_dump(mode="json", include=set(RESULT_FIELDS))
-        rules = self.build_rules()
-        data["rules"] = {"mode": rules.mode, "deck": rules.deck.to_json(),
-                         **rules.to_options()}
+        data["rules"] = self.build_rules().to_json()
         if self.format == "gauntlet":
             data["candidate"] = self.names[self.candidate_index]
         return data

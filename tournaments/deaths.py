@@ -74,7 +74,7 @@ class Deaths:
                     "; it died in this decision twice, the second time replayed in a fresh worker"
                 row = forfeit_row(self.schedule, key, seat, kind,
                                   f"seat {seat}: agent {name!r}: {what}{again}")
-                store([row.to_sql()])
+                store([row])
                 action = "forfeit"
             else:
                 self.pinned[wid].append(Chunk(next(self.chunk_ids), [key]))

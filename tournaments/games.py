@@ -16,7 +16,6 @@ Scoring (docs/tournaments.md, "Points and places"):
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -24,6 +23,7 @@ from typing import Any, Literal
 from pyanitsa.agents.game import AgentFailure, GameOutcome, play_games
 from pyanitsa.agents.seeding import AgentKey
 from pyanitsa.protocol import Agent
+from pyanitsa.records import Record
 from pyanitsa.results import ClassicResult, Result, TacticalResult
 from pyanitsa.rules import Rules
 from pyanitsa.tournaments.schedule import GameKey, Schedule
@@ -38,7 +38,8 @@ COLUMNS = ("pairing", "deal", "rotation", "seed", "seats", "outcome", "points", 
 
 @dataclass(frozen=True)
 class GameRow:
-    """One finished game of a tournament, exactly as stored."""
+    """One finished game of a tournament (the store writes and reads it:
+    :mod:`pyanitsa.tournaments.store`)."""
 
     pairing: int
     deal: int
@@ -59,10 +60,10 @@ class GameRow:
     forfeit_kind: str | None
     """``error``, ``illegal`` or ``timeout``."""
     forfeit_reason: str | None
-    result: str | None
-    """The result as RULES.md §5 JSON."""
-    record: str | None
-    """The game record as JSON; ``pyanitsa replay`` plays it to ``result``."""
+    result: Result | None
+    """The game's result; ``None`` for a forfeit."""
+    record: Record | None
+    """The game's record, which plays to ``result``; ``None`` for a forfeit."""
     seconds: float
     """Wall time of the game in its worker (the only column that varies between runs)."""
 
@@ -70,29 +71,9 @@ class GameRow:
     def key(self) -> GameKey:
         return GameKey(self.pairing, self.deal, self.rotation)
 
-    def to_sql(self) -> tuple[Any, ...]:
-        return (self.pairing, self.deal, self.rotation, str(self.seed), _dumps(self.seats),
-                self.outcome, _dumps(self.points), _dumps(self.places),
-                None if self.scores is None else _dumps(self.scores), self.rounds,
-                self.showdowns, self.forfeit_seat, self.forfeit_kind, self.forfeit_reason,
-                self.result, self.record, self.seconds)
-
-    @classmethod
-    def from_sql(cls, row: Sequence[Any]) -> GameRow:
-        (pairing, deal, rotation, seed, seats, outcome, points, places, scores, rounds,
-         showdowns, f_seat, f_kind, f_reason, result, record, seconds) = row
-        return cls(pairing, deal, rotation, int(seed), tuple(json.loads(seats)), outcome,
-                   tuple(json.loads(points)), tuple(json.loads(places)),
-                   None if scores is None else tuple(json.loads(scores)), rounds, showdowns,
-                   f_seat, f_kind, f_reason, result, record, seconds)
-
     def deterministic(self) -> tuple[Any, ...]:
         """Every column but the timing: what two runs of the same tournament agree on."""
-        return self.to_sql()[:-1]
-
-
-def _dumps(value: Any) -> str:
-    return json.dumps(list(value), separators=(",", ":"))
+        return tuple(getattr(self, name) for name in COLUMNS[:-1])
 
 
 # -- places and points ----------------------------------------------------------------------------
@@ -180,8 +161,7 @@ def game_row(rules: Rules, key: GameKey, seats: tuple[int, ...], seed: int,
     scores = result.scores if isinstance(result, TacticalResult) else None
     return GameRow(key.pairing, key.deal, key.rotation, seed, seats, result.outcome.value,
                    points_from_places(places), places, scores, result.rounds, result.showdowns,
-                   None, None, None, json.dumps(result.to_json(), separators=(",", ":")),
-                   outcome.record.dumps(), seconds)
+                   None, None, None, result, outcome.record, seconds)
 
 
 def forfeit_row(schedule: Schedule, key: GameKey, seat: int, kind: str, reason: str, *,

@@ -5,7 +5,6 @@ a long run pays a dictionary update a game for them, never a re-read of the data
 
 from __future__ import annotations
 
-import json
 import math
 import time
 from collections import Counter
@@ -60,8 +59,8 @@ class SprtTracker:
 class LiveStandings:
     """Games, score and Elo of every agent so far, from running totals.
 
-    A game is tallied by its seats, points and places exactly as stored (a counter of those
-    JSON strings: scripted agents produce few distinct ones), so tallying costs one dictionary
+    A game is tallied by its seats, points and places (a counter of those tuples: scripted
+    agents produce few distinct ones), so tallying costs one dictionary
     update; the numbers are worked out only when asked for, every ``every`` seconds.
 
     Score is mean points per game, as in the reports. Elo is a Bradley–Terry fit of the
@@ -77,13 +76,14 @@ class LiveStandings:
         self.names = list(names)
         self.anchor = anchor
         self.every = every
-        self.tally: Counter[tuple[str, str, str]] = Counter()
+        self.tally: Counter[tuple[tuple[int, ...], tuple[float, ...], tuple[int, ...]]] = \
+            Counter()
         self.games = 0
         self.last = time.monotonic()
 
-    def add_sql(self, row: Sequence[Any]) -> None:
-        """Count one stored game (a row as :meth:`GameRow.to_sql` gives it)."""
-        self.tally[(row[4], row[6], row[7])] += 1
+    def add(self, row: GameRow) -> None:
+        """Count one stored game."""
+        self.tally[(row.seats, row.points, row.places)] += 1
         self.games += 1
 
     def due(self) -> bool:
@@ -99,9 +99,7 @@ class LiveStandings:
         points = [0.0] * n
         wins = [[0.0] * n for _ in range(n)]
         met = [[0] * n for _ in range(n)]
-        for (seats_json, points_json, places_json), count in self.tally.items():
-            seats, pts, places = (json.loads(seats_json), json.loads(points_json),
-                                  json.loads(places_json))
+        for (seats, pts, places), count in self.tally.items():
             for sa, a in enumerate(seats):
                 games[a] += count
                 points[a] += pts[sa] * count

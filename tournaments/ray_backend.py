@@ -32,6 +32,7 @@ from ray.exceptions import GetTimeoutError, RayActorError, RayError, RayTaskErro
 from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
 from pyanitsa.agents.seeding import AgentKey
+from pyanitsa.tournaments.games import GameRow
 from pyanitsa.tournaments.output import Buffer, CappedLog, OutputTap
 from pyanitsa.tournaments.schedule import GameKey
 from pyanitsa.tournaments.worker import DecisionStatus, Message, Snapshot, WorkerContext
@@ -90,7 +91,7 @@ class _Actor:
         self.context = WorkerContext(config_json, key, self.status)
 
     @ray.method(concurrency_group="play")
-    def play(self, chunk: int, keys: Sequence[tuple[int, int, int]]) -> list[tuple[Any, ...]]:
+    def play(self, chunk: int, keys: Sequence[tuple[int, int, int]]) -> list[GameRow]:
         return self.context.play(chunk, [GameKey(*k) for k in keys])
 
     @ray.method(concurrency_group="control")

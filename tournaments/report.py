@@ -290,9 +290,10 @@ def write_records(path: Path, rows: Sequence[GameRow]) -> int:
     n = 0
     with open(path, "w", encoding="utf-8") as fh:
         for r in rows:
-            if r.record is None:
+            if r.record is None or r.result is None:  # a forfeit
                 continue
-            fh.write(f'{{"record": {r.record}, "result": {r.result}}}\n')
+            result = json.dumps(r.result.to_json(), separators=(",", ":"))  # as stored
+            fh.write(f'{{"record": {r.record.dumps()}, "result": {result}}}\n')
             n += 1
     return n
 

@@ -193,7 +193,7 @@ class _Run:
                 if self.sprt is not None:
                     self._count_sprt(row, announce=False)
                 if self.live is not None:
-                    self.live.add_sql(row.to_sql())
+                    self.live.add(row)
         self.chunk_ids = iter(range(1 << 62))
         self.deaths = Deaths(schedule, self.names, self.chunk_ids)
         self.played = 0
@@ -267,32 +267,30 @@ class _Run:
             keys.extend(block)
         return Chunk(next(self.chunk_ids), keys) if keys else None
 
-    def _resize_chunks(self, rows: list[tuple[Any, ...]]) -> None:
+    def _resize_chunks(self, rows: list[GameRow]) -> None:
         """Aim chunks at CHUNK_SECONDS of play from the games' measured times: fast agents get
         big chunks (fewer round trips and database commits), slow ones small (a killed worker
         loses less)."""
         self.timed_games += len(rows)
-        self.timed_seconds += sum(float(r[-1]) for r in rows)
+        self.timed_seconds += sum(r.seconds for r in rows)
         per_game = self.timed_seconds / self.timed_games
         want = int(CHUNK_SECONDS / per_game) if per_game > 0 else self.max_chunk
         self.chunk_games = max(1, min(self.max_chunk, want))
 
-    def _store(self, rows: list[tuple[Any, ...]]) -> None:
+    def _store(self, rows: list[GameRow]) -> None:
         if rows:
             self._resize_chunks(rows)
-        new = self.store.add_sql(rows)
+        new = self.store.add(rows)
         self.played += new
         if self.bar is not None:
             self.bar.update(new)
-        for sql in rows:
-            key = GameKey(*sql[:3])
-            if key in self.done:
+        for row in rows:
+            if row.key in self.done:
                 continue
-            self.done.add(key)
+            self.done.add(row.key)
             if self.live is not None:
-                self.live.add_sql(sql)
+                self.live.add(row)
             if self.sprt is not None or self.events is not None:
-                row = GameRow.from_sql(sql)
                 if self.events is not None:
                     self._emit(game_event(row, self.names))
                 if self.sprt is not None:

@@ -25,6 +25,8 @@ from pyanitsa.agents.seeding import AgentKey, check_key, key_from_seed, new_key
 from pyanitsa.config import first_error
 from pyanitsa.errors import CorruptFileError
 from pyanitsa.folder_lock import FolderLock
+from pyanitsa.records import Record
+from pyanitsa.results import result_from_json
 from pyanitsa.tournaments.config import RESULT_FIELDS, TournamentConfig, TournamentError
 from pyanitsa.tournaments.games import COLUMNS, GameRow
 from pyanitsa.tournaments.schedule import GameKey
@@ -185,13 +187,9 @@ class Store:
     def add(self, rows: Iterable[GameRow]) -> int:
         """Write finished games in one transaction; games already present are left alone.
         Returns how many were new."""
-        return self.add_sql([r.to_sql() for r in rows])
-
-    def add_sql(self, values: list[tuple[Any, ...]]) -> int:
-        """:meth:`add` for rows already in database form (what workers send)."""
         with sql.transaction(self.conn):
             before = self.conn.total_changes
-            self.conn.executemany(_INSERT, values)
+            self.conn.executemany(_INSERT, [_to_sql(r) for r in rows])
             return self.conn.total_changes - before
 
     def rows(self) -> list[GameRow]:
@@ -202,7 +200,7 @@ class Store:
         """Every game, ordered by key, read as it is asked for (records can be large)."""
         cur = self.conn.execute(f"SELECT {', '.join(COLUMNS)} FROM games "
                                 "ORDER BY pairing, deal, rotation")
-        return (GameRow.from_sql(r) for r in cur)
+        return (_from_sql(r) for r in cur)
 
     def count(self) -> int:
         return self.conn.execute("SELECT COUNT(*) FROM games").fetchone()[0]
@@ -215,6 +213,33 @@ class Store:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def _to_sql(row: GameRow) -> tuple[Any, ...]:
+    """A game row in database form: lists and the result as compact JSON, the record as
+    :meth:`Record.dumps` writes it."""
+    return (row.pairing, row.deal, row.rotation, str(row.seed), _dumps(row.seats),
+            row.outcome, _dumps(row.points), _dumps(row.places),
+            None if row.scores is None else _dumps(row.scores), row.rounds, row.showdowns,
+            row.forfeit_seat, row.forfeit_kind, row.forfeit_reason,
+            None if row.result is None else json.dumps(row.result.to_json(),
+                                                       separators=(",", ":")),
+            None if row.record is None else row.record.dumps(), row.seconds)
+
+
+def _from_sql(values: Iterable[Any]) -> GameRow:
+    (pairing, deal, rotation, seed, seats, outcome, points, places, scores, rounds,
+     showdowns, f_seat, f_kind, f_reason, result, record, seconds) = values
+    return GameRow(pairing, deal, rotation, int(seed), tuple(json.loads(seats)), outcome,
+                   tuple(json.loads(points)), tuple(json.loads(places)),
+                   None if scores is None else tuple(json.loads(scores)), rounds, showdowns,
+                   f_seat, f_kind, f_reason,
+                   None if result is None else result_from_json(json.loads(result)),
+                   None if record is None else Record.from_json(record), seconds)
+
+
+def _dumps(value: Iterable[Any]) -> str:
+    return json.dumps(list(value), separators=(",", ":"))
 
 
 _INSERT = (f"INSERT OR IGNORE INTO games ({', '.join(COLUMNS)}) "

@@ -22,7 +22,7 @@ from pyanitsa.cards import Card
 from pyanitsa.protocol import Agent
 from pyanitsa.rules import Rules
 from pyanitsa.tournaments.config import TournamentConfig
-from pyanitsa.tournaments.games import play_rows
+from pyanitsa.tournaments.games import GameRow, play_rows
 from pyanitsa.tournaments.schedule import GameKey, Schedule
 
 Message = tuple[Any, ...]
@@ -117,12 +117,12 @@ class WorkerContext:
                 with contextlib.suppress(Exception):
                     close()
 
-    def play(self, chunk: int, keys: Sequence[GameKey]) -> list[tuple[Any, ...]]:
+    def play(self, chunk: int, keys: Sequence[GameKey]) -> list[GameRow]:
         """Play the games of a chunk (decisions game by game, then the games together on the
-        batch core); rows in database form."""
+        batch core)."""
         rows = play_rows(self.schedule, self.rules, self.agents, [GameKey(*k) for k in keys],
                          time_limit=self.time_limit, engine=self.engine,
                          before=lambda position: self.status.game(chunk, position),
                          key=self.key)
         self.status.game(-1, -1)
-        return [row.to_sql() for row in rows]
+        return rows

@@ -5,7 +5,7 @@ time (DCFR or CFR+, 0.7 to 1.5 s of CPU a deal). The policy network learns to pl
 solutions play, across deals, in one forward pass per card:
 
 1. **Teacher data** (``teacher/cNNN.npz`` in the run folder, :data:`CHUNK` deals a file). Deal
-   ``i`` is ``deal(rules, 2, Rng(derive_seed(seed, i)))``; the teacher's strategy is solved for
+   ``i`` is ``deal_from_seed(rules, 2, derive_seed(seed, i))``; the teacher's strategy is solved for
    both seats (or, with ``model``, a response to that agent: :func:`teacher_strategies`);
    ``samples`` orders are drawn from each seat's strategy (generator ``derive_seed(seed, i, 1)``) and, at every position of each, the observation the seat would
    see and the teacher's distribution over the next rank are kept. A file is written atomically
@@ -39,10 +39,10 @@ from typing import Any
 
 import numpy as np
 
-from pyanitsa.dealing import deal
+from pyanitsa.dealing import deal_from_seed
 from pyanitsa.observation import TacticalLayout, TacticalSeat
 from pyanitsa.ranks import rank_table
-from pyanitsa.rng import Rng, derive_seed
+from pyanitsa.rng import derive_seed
 from pyanitsa.rules import Rules
 
 CHUNK = 100
@@ -118,7 +118,7 @@ def teacher_chunk(rules: Rules, dcfg: Mapping[str, Any], c: int) -> dict[str, np
     model = make_agent(dcfg["model"]) if dcfg.get("model") else None
     obs, masks, tgt, deals = [], [], [], []
     for i in range(c * CHUNK, min((c + 1) * CHUNK, int(dcfg["deals"]))):
-        hands = deal(rules, 2, Rng(derive_seed(seed, i))).seats
+        hands = deal_from_seed(rules, 2, derive_seed(seed, i)).seats
         cnt = [np.bincount([table.rank_of[x] for x in h], minlength=lay.ranks).astype(np.int64)
                for h in hands]
         rng = np.random.default_rng(derive_seed(seed, i, 1))
@@ -138,7 +138,7 @@ def teacher_chunk(rules: Rules, dcfg: Mapping[str, Any], c: int) -> dict[str, np
 
 def _chunk_job(args: tuple[dict[str, Any], dict[str, Any], int, str]) -> int:
     options, dcfg, c, folder = args
-    rules = Rules.from_options(options, mode="tactical")
+    rules = Rules.from_json({**options, "mode": "tactical"})
     path = Path(folder) / f"c{c:03d}.npz"
     tmp = path.with_name(path.name + ".tmp")
     with open(tmp, "wb") as f:
@@ -368,14 +368,12 @@ def distill(policy: Any, rules: Rules, players: int, dcfg: Mapping[str, Any], ru
             algorithm: str = "MaskablePPO") -> list[Any]:
     """Teacher data, then the fit; the policy's actor ends as the best held-out epoch. With
     ``members`` > 1, the other members' networks are returned (``policy`` is member 0)."""
-    from pyanitsa.policies.ppo import rules_json
-
     if players != 2 or rules.mode != "tactical":
         raise ValueError(f"distill: the teacher solves two-player tactical deals, not "
                          f"{players} players of {rules.mode}")
     start = time.perf_counter()
     folder = run / "teacher"
-    options = {k: v for k, v in rules_json(rules).items() if k != "mode"}
+    options = {k: v for k, v in rules.to_json().items() if k != "mode"}
     make_teacher_data(folder, options, dcfg, stop, progress)
     log(f"teacher data: {dcfg['deals']} deals in {folder} "
         f"({time.perf_counter() - start:.0f} s this session)")

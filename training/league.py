@@ -78,14 +78,14 @@ class MetaGame:
     """
 
     def __init__(self, rules: Any, deals: int, seed: int) -> None:
-        from pyanitsa.dealing import deal
+        from pyanitsa.dealing import deal_from_seed
         from pyanitsa.protocol import hand_view
-        from pyanitsa.rng import Rng, derive_seed
+        from pyanitsa.rng import derive_seed
 
         self.rules, self.seed = rules, seed
         self.views = []
         for i in range(deals):
-            dealt = deal(rules, 2, Rng(derive_seed(seed, i)))
+            dealt = deal_from_seed(rules, 2, derive_seed(seed, i))
             self.views.append([hand_view(rules, s, dealt.seats, len(dealt.set_aside))
                                for s in (0, 1)])
         self.orders: dict[str, np.ndarray] = {}
