@@ -6,7 +6,9 @@ from __future__ import annotations
 import itertools
 import json
 import math
+import re
 from collections import Counter
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -227,3 +229,12 @@ def test_a_copies_gauntlet_needs_only_one_opponent_and_the_cli_says_why_not(tmp_
     assert main(["tournament", str(path)]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "copies: needs players: 3 or more" in err
+
+
+def test_the_docs_example_runs_as_written(capsys):
+    docs = Path(__file__).resolve().parent.parent / "docs" / "tournaments.md"
+    section = docs.read_text(encoding="utf-8").split("## Tables of three or more", 1)[1]
+    code = re.search(r"```python\n(.*?)```", section, re.S).group(1)
+    exec(compile(code, str(docs), "exec"), {})
+    want = [line.split("# ", 1)[1] for line in code.splitlines() if "print(" in line]
+    assert capsys.readouterr().out.splitlines() == want

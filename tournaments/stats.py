@@ -17,6 +17,8 @@
 * The meta-game (``meta``): the Nash mixture of the head-to-head game, each agent's score
   against it and the cycles that hold at 95%, because in a non-transitive field the ratings
   alone mislead.
+* At 3+ seats, the seating game (``seatings``): each agent's mean points a seat per seating,
+  its α-Rank, and a gauntlet's verdict (does any opponent beat the candidate at 95%).
 """
 
 from __future__ import annotations
