@@ -21,7 +21,7 @@ from pyanitsa.tournaments.config import TournamentConfigError, parse_config
 from pyanitsa.tournaments.ratings import ELO_PER_NAT, RankingData
 from pyanitsa.tournaments.schedule import Schedule
 from pyanitsa.tournaments.seatings import Seating, rank
-from pyanitsa.tournaments.store import Store
+from pyanitsa.tournaments.store import Store, TournamentStoreError
 
 # -- α-Rank: known values ---------------------------------------------------------------------------
 
@@ -238,3 +238,12 @@ def test_the_docs_example_runs_as_written(capsys):
     exec(compile(code, str(docs), "exec"), {})
     want = [line.split("# ", 1)[1] for line in code.splitlines() if "print(" in line]
     assert capsys.readouterr().out.splitlines() == want
+
+
+def test_copies_decides_the_games_so_a_resume_must_keep_it(tmp_path):
+    fields = {**BASE, "agents": ["random", "descending", "tie_aware"], "players": 3,
+              "copies": True, "deals": 1, "bootstrap": 0, "output": str(tmp_path / "r")}
+    run(fields, reports=False)
+    with pytest.raises(TournamentStoreError, match=r"resume=True: copies differs .*\(true there, "
+                                                   r"null now\)"):
+        run({**fields, "copies": False}, resume=True, reports=False)
