@@ -373,9 +373,12 @@ def test_exploit_field_adds_full_deal_exploitability(tmp_path, capsys):
     assert (c.output_dir / "exploit.json").read_text() == cached
 
 
-def test_exploit_field_needs_two_player_tactical(tmp_path):
-    with pytest.raises(TournamentConfigError, match="exploit: is measured on two-player"):
-        make(tmp_path, agents=["descending", "random", "ascending"], players=3, exploit={})
+def test_exploit_field_needs_tactical(tmp_path):
+    with pytest.raises(TournamentConfigError, match="exploit: is measured on tactical deals"):
+        make(tmp_path, agents=["descending", "random", "ascending"], rules="classic-ru",
+             exploit={})
+    assert make(tmp_path, agents=["descending", "random", "ascending"], players=3,
+                exploit={}).exploit is not None  # any table size (NashConv / N at 3+)
 
 
 def test_a_policy_agent_decides_in_forked_workers(tmp_path):

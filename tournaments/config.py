@@ -29,7 +29,7 @@ Format = Literal["round_robin", "gauntlet"]
 Backend = Literal["local", "ray"]
 
 RESULT_FIELDS = ("agents", "rules", "players", "format", "candidate", "duplicate", "seed",
-                 "time_limit")
+                 "time_limit", "copies")
 """Fields that decide what game a key (pairing, deal, rotation) is. A resumed tournament must
 keep them; ``deals``, ``sprt``, ``workers``, ``backend`` and the rest may change."""
 
@@ -105,9 +105,9 @@ class SprtConfig(_Model):
 
 
 class ExploitConfig(_Model):
-    """Each agent's full-deal exploitability next to its tournament results (two-player
-    tactical only): ``pyanitsa exploit`` on ``deals`` seeded deals, with ``samples`` agent
-    calls to fit each best response and ``fresh`` more to score it."""
+    """Each agent's full-deal exploitability next to its tournament results (tactical only,
+    at the tournament's table size): ``pyanitsa exploit`` on ``deals`` seeded deals, with
+    ``samples`` agent calls to fit each best response and ``fresh`` more to score it."""
 
     deals: int = Field(20, ge=1, le=100_000)
     samples: int = Field(64, ge=1, le=100_000)
@@ -130,6 +130,11 @@ class TournamentConfig(_Model):
     candidate at every table, with each combination of the others (the field)."""
     candidate: str | None = None
     """The gauntlet's candidate (default: the first agent)."""
+    copies: bool = False
+    """Tables of 3+ seats may seat an agent more than once. Round robin: every multiset of
+    ``players`` agents but one agent alone (the empirical game of every seating, for
+    α-Rank). Gauntlet: the candidate in one seat and ``players - 1`` copies of one other agent
+    in the rest, for each other agent."""
     deals: int = Field(100, ge=1, le=MAX_DEALS)
     """Deals per pairing."""
     duplicate: bool = True
@@ -220,14 +225,14 @@ class TournamentConfig(_Model):
         if self.format == "round_robin":
             if self.candidate is not None:
                 raise ValueError("candidate: only a gauntlet has a candidate")
-            if len(self.agents) < self.players:
+            if len(self.agents) < self.players and not self.copies:
                 raise ValueError(f"players: {self.players} seats need at least {self.players} "
                                  f"agents in a round robin, not {len(self.agents)}")
         else:
             if self.candidate is not None and self.candidate not in names:
                 raise ValueError(f"candidate: {self.candidate!r} is not one of the agents "
                                  f"({', '.join(names)})")
-            if len(self.agents) - 1 < self.players - 1:
+            if len(self.agents) - 1 < self.players - 1 and not self.copies:
                 raise ValueError(f"players: {self.players} seats need a field of at least "
                                  f"{self.players - 1} agents besides the candidate")
         if self.anchor is not None and self.anchor not in names:
@@ -239,8 +244,10 @@ class TournamentConfig(_Model):
             if self.format == "round_robin" and len(self.agents) != 2:
                 raise ValueError("sprt: is for gauntlets and head-to-head matches (a round "
                                  "robin of exactly two agents)")
-        if self.exploit is not None and (rules.mode != "tactical" or self.players != 2):
-            raise ValueError("exploit: is measured on two-player tactical deals")
+        if self.copies and self.players < 3:
+            raise ValueError("copies: needs players: 3 or more (two seats hold two agents)")
+        if self.exploit is not None and rules.mode != "tactical":
+            raise ValueError("exploit: is measured on tactical deals")
         if self.hang_timeout is not None and self.time_limit is not None \
                 and self.hang_timeout < self.time_limit:
             raise ValueError(f"hang_timeout: {self.hang_timeout:g} s is below the time_limit "
@@ -278,6 +285,8 @@ class TournamentConfig(_Model):
         data["rules"] = self.build_rules().to_json()
         if self.format == "gauntlet":
             data["candidate"] = self.names[self.candidate_index]
+        if not self.copies:  # absent, as in the databases made before the field
+            del data["copies"]
         return data
 
 

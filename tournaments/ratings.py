@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
@@ -49,12 +49,13 @@ class RankingData:
               ) -> RankingData:
         """``games``: (agent in each seat, place of each seat) per game."""
         A = np.zeros((len(games), n_agents))
-        term_ids: dict[frozenset[int], int] = {}
+        # a denominator's agents as a sorted tuple: a table may seat an agent twice (copies)
+        term_ids: dict[tuple[int, ...], int] = {}
         t_rows: list[int] = []
         t_cols: list[int] = []
         t_vals: list[float] = []
         for g, (agents, places) in enumerate(games):
-            remaining = set(agents)
+            remaining = Counter(agents)
             for place in sorted(set(places)):
                 group = [agents[s] for s in range(len(agents)) if places[s] == place]
                 for i in group:
@@ -65,7 +66,7 @@ class RankingData:
                 for m in range(size):
                     weight = 1.0 / math.comb(size, m)
                     for picked in itertools.combinations(group, m):
-                        members = frozenset(remaining.difference(picked))
+                        members = tuple(sorted((remaining - Counter(picked)).elements()))
                         if len(members) == 1:
                             (j,) = members
                             A[g, j] -= weight
@@ -74,11 +75,11 @@ class RankingData:
                         t_rows.append(tid)
                         t_cols.append(g)
                         t_vals.append(weight)
-                remaining.difference_update(group)
+                remaining -= Counter(group)
         T = sparse.csr_matrix((t_vals, (t_rows, t_cols)), shape=(len(term_ids), len(games)))
         M = np.zeros((len(term_ids), n_agents))
         for members, tid in term_ids.items():
-            M[tid, list(members)] = 1.0
+            np.add.at(M[tid], list(members), 1.0)
         return cls(n_agents, A, T, M)
 
     def log_likelihood(self, elo: np.ndarray, weights: np.ndarray | None = None) -> float:

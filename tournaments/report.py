@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from pyanitsa.tournaments import strength
+from pyanitsa.tournaments import seatings, strength
 from pyanitsa.tournaments.games import GameRow
 from pyanitsa.tournaments.meta import console_line, markdown_section
 from pyanitsa.tournaments.plots import (
@@ -65,6 +65,8 @@ def describe(summary: Summary) -> str:
         rules_text += " with " + ", ".join(f"{k}={v}" for k, v in extra.items())
     fmt = "round robin" if c.format == "round_robin" else \
         f"gauntlet of {c.names[c.candidate_index]}"
+    if c.copies:
+        fmt += " (an agent may sit at a table more than once)"
     dup = "duplicate deals" if c.duplicate else "single deals"
     return (f"{c.name}: {fmt}, {len(c.agents)} agents, {c.players} players a table, "
             f"{rules_text} (deck {rules.deck}), {c.deals} {dup} per pairing, seed {c.seed}; "
@@ -125,6 +127,8 @@ def console_table(summary: Summary) -> str:
         parts += ["", _text_table(headers, rows, [False] + [True] * n)]
     if summary.meta is not None:
         parts += ["", console_line(summary.meta)]
+    if summary.seating is not None:
+        parts.append(seatings.console_line(summary.seating))
     if summary.exploitability:
         parts.append(strength.console_line(summary.exploitability))
     parts += [sprt_line(s) for s in summary.sprt]
@@ -213,6 +217,8 @@ def markdown(summary: Summary, rows: Sequence[GameRow]) -> str:
         h = summary.h2h
         out += markdown_section(summary.meta, names, h.score, h.low, h.high,
                                 {a.name: a.rating for a in summary.agents})
+    if summary.seating is not None:
+        out += seatings.markdown_section(summary.seating)
     if summary.exploitability:
         vs_nash = (None if summary.meta is None else
                    dict(zip(summary.meta.names, summary.meta.vs_nash, strict=True)))

@@ -43,14 +43,23 @@ class Pairing:
 
 def make_pairings(config: TournamentConfig) -> list[Pairing]:
     """Round robin: every combination of agents for the table size, in lexicographic order.
-    Gauntlet: the candidate with every combination of ``players - 1`` agents of the field."""
+    Gauntlet: the candidate with every combination of ``players - 1`` agents of the field.
+
+    With ``copies``, a round robin has every multiset instead (lexicographic, one agent alone
+    left out: its seats share its points evenly), and a gauntlet the candidate with
+    ``players - 1`` copies of each agent of the field, so the rotations of a deal put the
+    candidate in every seat against one opponent."""
     n, k = len(config.agents), config.players
+    combos: Sequence[tuple[int, ...]]
     if config.format == "round_robin":
-        combos: Sequence[tuple[int, ...]] = list(itertools.combinations(range(n), k))
+        combos = list(itertools.combinations_with_replacement(range(n), k) if config.copies
+                      else itertools.combinations(range(n), k))
+        combos = [c for c in combos if len(set(c)) > 1]
     else:
         c = config.candidate_index
         field = [i for i in range(n) if i != c]
-        combos = [(c, *rest) for rest in itertools.combinations(field, k - 1)]
+        combos = ([(c, *[j] * (k - 1)) for j in field] if config.copies else
+                  [(c, *rest) for rest in itertools.combinations(field, k - 1)])
     return [Pairing(i, entries) for i, entries in enumerate(combos)]
 
 

@@ -17,6 +17,8 @@
 * The meta-game (``meta``): the Nash mixture of the head-to-head game, each agent's score
   against it and the cycles that hold at 95%, because in a non-transitive field the ratings
   alone mislead.
+* At 3+ seats, the seating game (``seatings``): each agent's mean points a seat per seating,
+  its α-Rank, and a gauntlet's verdict (does any opponent beat the candidate at 95%).
 """
 
 from __future__ import annotations
@@ -42,6 +44,7 @@ from pyanitsa.tournaments.ratings import (  # noqa: F401  (ELO_PER_NAT, PRIOR_SD
     ratings,
 )
 from pyanitsa.tournaments.schedule import GameKey, Schedule
+from pyanitsa.tournaments.seatings import SeatingGame, seating_game
 from pyanitsa.tournaments.sprt import Sprt, SprtResult
 
 # -- counting -----------------------------------------------------------------------------------------
@@ -251,6 +254,8 @@ class Summary:
     exploitability: dict[str, dict[str, Any]] | None = None
     """Each agent's full-deal exploitability (with ``exploit:``; see
     :mod:`pyanitsa.tournaments.strength`)."""
+    seating: SeatingGame | None = None
+    """Tables of 3+ seats: the meta-game over seatings (:mod:`~pyanitsa.tournaments.seatings`)."""
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -263,7 +268,7 @@ class Summary:
             "sprt": [asdict(s) | {"verdict": s.verdict} for s in self.sprt],
             "meta_game": None if self.meta is None else self.meta.to_json(),
             "exploitability": self.exploitability,
-        }
+        } | ({} if self.seating is None else {"seating_game": self.seating.to_json()})
 
 
 def summarize(config: TournamentConfig, rows: Sequence[GameRow]) -> Summary:
@@ -281,5 +286,6 @@ def summarize(config: TournamentConfig, rows: Sequence[GameRow]) -> Summary:
     counted = frozenset(r.key for rs in blocks.values() for r in rs)
     h2h = head_to_head(len(config.agents), blocks)
     meta = meta_game(config.names, h2h.score, h2h.low, [s.rating for s in stats])
+    seating = seating_game(config, blocks, h2h.score, h2h.low, h2h.high)
     return Summary(config, stats, h2h, rated, sprts, len(rows), len(counted),
-                   schedule.total_games, counted, meta)
+                   schedule.total_games, counted, meta, seating=seating)

@@ -1,4 +1,5 @@
-"""Each agent's full-deal exploitability beside its tournament results (``exploit:``).
+"""Each agent's full-deal exploitability beside its tournament results (``exploit:``), at
+the tournament's table size (NashConv / N from three seats on).
 
 Ratings and the meta-game say who beats whom *in this field*; exploitability says what a best
 response gains against an agent, whoever else is in the field (:mod:`pyanitsa.solvers.exploitability`).
@@ -22,8 +23,10 @@ KEYS = ("exploitability", "ci95", "method", "deals", "unit", "seconds")
 
 def _key(config: TournamentConfig, spec: str) -> str:
     assert config.exploit is not None
+    # the table size only from three seats on: two-player caches keep their keys
+    seats = {} if config.players == 2 else {"players": config.players}
     return json.dumps({"spec": spec, "rules": config.result_fields()["rules"],
-                       **config.exploit.model_dump()}, sort_keys=True)
+                       **config.exploit.model_dump(), **seats}, sort_keys=True)
 
 
 def _load(path: Path) -> dict[str, Any]:
@@ -56,14 +59,16 @@ def measure(config: TournamentConfig, folder: Path, *, progress: bool = False
     e = config.exploit
     out: dict[str, dict[str, Any]] = {}
     todo = [a for a in config.agents if _key(config, a.spec) not in cache]
-    with tqdm(total=len(todo) * e.deals, unit="deal", disable=not progress or not todo,
-              leave=False, dynamic_ncols=True, desc="exploitability") as bar:
+    # at 3+ seats the measurement reports each seat of each deal
+    steps, unit = (e.deals, "deal") if config.players == 2 else (e.deals * config.players, "seat")
+    with tqdm(total=len(todo) * steps, unit=unit, disable=not progress or not todo, leave=False, dynamic_ncols=True, desc="exploitability") as bar:
         for entry in config.agents:
             key = _key(config, entry.spec)
             if key not in cache:
                 bar.set_postfix_str(entry.name)
                 rep = exploit_deals(rules, make_agent(entry.spec), deals=e.deals, seed=e.seed,
-                                    samples=e.samples, fresh=e.fresh, progress=bar.update)
+                                    samples=e.samples, fresh=e.fresh, players=config.players,
+                                    progress=bar.update)
                 cache[key] = {k: rep[k] for k in KEYS}
                 _save(path, cache)
             out[entry.name] = cache[key]
@@ -79,7 +84,9 @@ def markdown_section(exploit: dict[str, dict[str, Any]], elo: dict[str, float | 
              "What a best response gains against each agent, in "
              f"{next(iter(exploit.values()))['unit']} over "
              f"{next(iter(exploit.values()))['deals']} seeded deals (`pyanitsa exploit`): 0 at "
-             "an equilibrium, whoever else is in the field. A `lower_bound` comes from a "
+             "an equilibrium, whoever else is in the field (at 3+ seats NashConv / N: in each "
+             "seat, what a best response gains over the agent when the agent holds every other "
+             "seat). A `lower_bound` comes from a "
              "best response fitted on samples of the agent and scored on fresh ones (below 0 when "
              "that response found nothing to gain: the agent's exploitability is then only "
              "known to be small). A high "
