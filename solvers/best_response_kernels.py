@@ -21,7 +21,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from pyanitsa.batch.tactical_pieces import kept, settle2, stake2
+from pyanitsa.batch.tactical_pieces import kept_margin, settle2, stake2
 
 NEG = -32768
 """Below any reachable value (values are margins of at most 120 cards)."""
@@ -79,7 +79,7 @@ def dp_fixed(counts, b, m, cmp, sgn, track):
         span = min(2 * t, off) if track else 0
         if t >= last:
             for d in range(-span, span + 1):
-                value[idx, d + off] = _final(d + kept(n, m) - kept(m, n), sgn, track)
+                value[idx, d + off] = _final(d + kept_margin(n, m), sgn, track)
             continue
         for d in range(-span, span + 1):
             best = NEG
@@ -93,7 +93,7 @@ def dp_fixed(counts, b, m, cmp, sgn, track):
             while True:
                 pos = t + k
                 if pos == last:
-                    v = _final(d + kept(n, m) - kept(m, n), sgn, track)
+                    v = _final(d + kept_margin(n, m), sgn, track)
                     if v > best:
                         best, best_k, best_r = v, k, -1
                     break

@@ -32,7 +32,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from pyanitsa.batch.tactical_pieces import kept, stake2
+from pyanitsa.batch.tactical_pieces import kept_margin, stake2
 
 
 @njit(cache=True)
@@ -237,7 +237,7 @@ def backward(reg, nr, n, states, mult, tables, end, m, sgn, value, imm, keep):
         t = steps[s]
         if t >= end:
             for last in range(nr + 1):
-                value[s, last] = sgn * (kept(n, m) - kept(m, n))
+                value[s, last] = sgn * kept_margin(n, m)
             continue
         row = legal[s]
         nl = nlegal[s]

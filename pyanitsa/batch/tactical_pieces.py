@@ -62,6 +62,13 @@ def kept(n, m):
 
 
 @njit(cache=True, _nrt=False, inline="always")
+def kept_margin(n, m):
+    """What the cards kept (:func:`kept`) add to the score margin of a hand of ``n`` against a
+    hand of ``m``."""
+    return kept(n, m) - kept(m, n)
+
+
+@njit(cache=True, _nrt=False, inline="always")
 def lead_by(misere, mine, other):
     """§3.7: by how much the score ``mine`` leads ``other`` (positive ahead): higher scores lead,
     lower ones under misère."""
