@@ -43,6 +43,7 @@ from pyanitsa.batch.classic import PMAX
 from pyanitsa.batch.encode import MISERE, params
 from pyanitsa.batch.pieces import next_permutation
 from pyanitsa.batch.tactical import N_TRESULT, T_REMOVED, hand_scratch, play_hands, play_pair
+from pyanitsa.batch.tactical_pieces import lead_by
 from pyanitsa.ranks import RankTable
 
 __all__ = ["best_neighbour2", "order_values2", "params", "prefix_states2", "showdown2",
@@ -115,9 +116,9 @@ def _value_many(scores, players, misere, cw, cm, cs):
     other = scores[1]
     for s in range(2, players):
         v = scores[s]
-        if (v < other) if misere else (v > other):
+        if lead_by(misere, v, other) > 0:
             other = v
-    margin = (other - mine) if misere else (mine - other)
+    margin = lead_by(misere, mine, other)
     win = 0.0
     if margin > 0:
         win = 1.0

@@ -12,15 +12,13 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
+from pyanitsa.batch.tactical_pieces import PAIR, kept, lead_by, score2, settle2, split, stake2
+
 
 @njit(cache=True)
 def _value2(s0, s1, misere, cw, cm, cs):
-    if misere:
-        margin = s1 - s0
-        score = -s0
-    else:
-        margin = s0 - s1
-        score = s0
+    margin = lead_by(misere, s0, s1)
+    score = -s0 if misere else s0
     if margin > 0:
         win = 1.0
     elif margin == 0:
@@ -37,14 +35,11 @@ def _value2(s0, s1, misere, cw, cm, cs):
 @njit(cache=True, inline="always")
 def showdown2(c, s0, s1, pot, last):
     """One two-card showdown of comparison ``c`` onto scores and the carried pot; a tie at the
-    last card splits the pot (it is even)."""
-    pot += 2
-    if c > 0:
-        return s0 + pot, s1, 0
-    if c < 0:
-        return s0, s1 + pot, 0
-    if last:
-        return s0 + (pot >> 1), s1 + (pot >> 1), 0
+    last card splits the pot."""
+    s0, s1, pot = score2(c, s0, s1, pot)
+    if last and pot > 0:
+        share, _ = split(pot, PAIR)  # a pot of pairs: nothing is removed
+        return s0 + share, s1 + share, 0
     return s0, s1, pot
 
 
@@ -68,8 +63,8 @@ def prefix_states2(a, n, opp, m, cmp, st0, st1, stp, fin):
         st0[s, last] = s0
         st1[s, last] = s1
         stp[s, last] = pot
-        fin[s, 0] = s0 + n - last
-        fin[s, 1] = s1 + m - last
+        fin[s, 0] = s0 + kept(n, m)
+        fin[s, 1] = s1 + kept(m, n)
 
 
 @njit(cache=True)
@@ -84,7 +79,7 @@ def _resume2(nb, first, changed_to, b, m_last, n, m, cmp, st0, st1, stp, fin, s)
         if t > changed_to and pot == stp[s, t]:
             return fin[s, 0] + s0 - st0[s, t], fin[s, 1] + s1 - st1[s, t]
         s0, s1, pot = showdown2(cmp[nb[t], b[t]], s0, s1, pot, t + 1 >= m_last)
-    return s0 + n - m_last, s1 + m - m_last
+    return s0 + kept(n, m), s1 + kept(m, n)
 
 
 @njit(cache=True)
@@ -201,7 +196,6 @@ def order_values2(orders, tab, weights, offset, win, sign, chunk):
         out[:] = sign * wsum * (((offset > 0) - (offset < 0)) if win else offset)
         return out
     off = np.int16(offset)
-    two = np.int16(2)
     blocks = (total + chunk - 1) // chunk
     for blk in prange(blocks):
         lo = blk * chunk
@@ -221,20 +215,22 @@ def order_values2(orders, tab, weights, offset, win, sign, chunk):
                 p1 = pot[t + 1]
                 for s in range(ns):
                     c = np.int16(row[s])
-                    p = p0[s] + two
-                    d1[s] = d0[s] + c * p
-                    p1[s] = p - p * (c * c)
+                    stake = stake2(p0[s])
+                    _, carried = settle2(c * c, stake)
+                    d1[s] = d0[s] + c * stake  # a tie (c = 0) moves no card
+                    p1[s] = carried
+            # the last showdown: a tie splits its pot evenly, so only a win moves the margin
             row = tab[last - 1, orders[i, last - 1]]
             d0 = d[last - 1]
             p0 = pot[last - 1]
             value = 0.0
             if win:
                 for s in range(ns):
-                    mg = d0[s] + np.int16(row[s]) * (p0[s] + two) + off
+                    mg = d0[s] + np.int16(row[s]) * stake2(p0[s]) + off
                     value += weights[s] * ((mg > 0) - (mg < 0))
             else:
                 for s in range(ns):
-                    value += weights[s] * (d0[s] + np.int16(row[s]) * (p0[s] + two))
+                    value += weights[s] * (d0[s] + np.int16(row[s]) * stake2(p0[s]))
                 value += offset * wsum
             out[i] = sign * value
     return out

@@ -21,6 +21,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from pyanitsa.batch.tactical_pieces import kept_margin, settle2, stake2
+
 NEG = -32768
 """Below any reachable value (values are margins of at most 120 cards)."""
 
@@ -77,7 +79,7 @@ def dp_fixed(counts, b, m, cmp, sgn, track):
         span = min(2 * t, off) if track else 0
         if t >= last:
             for d in range(-span, span + 1):
-                value[idx, d + off] = _final(d + n - m, sgn, track)
+                value[idx, d + off] = _final(d + kept_margin(n, m), sgn, track)
             continue
         for d in range(-span, span + 1):
             best = NEG
@@ -87,25 +89,27 @@ def dp_fixed(counts, b, m, cmp, sgn, track):
                 work[r] = digits[r]
             at = idx
             k = 0
+            pot = 0
             while True:
                 pos = t + k
                 if pos == last:
-                    v = _final(d + n - m, sgn, track)
+                    v = _final(d + kept_margin(n, m), sgn, track)
                     if v > best:
                         best, best_k, best_r = v, k, -1
                     break
                 br = b[pos]
-                pot = 2 * (k + 1)
+                stake = stake2(pot)
                 for r in range(nr):
                     if work[r] == 0 or r == br:
                         continue
-                    inc = pot * cmp[r, br]
+                    inc = stake * cmp[r, br]
                     nxt = at - mult[r]
                     v = value[nxt, d + inc + off] if track else sgn * inc + value[nxt, 0]
                     if v > best:
                         best, best_k, best_r = v, k, r
                 if work[br] == 0:
                     break
+                _, pot = settle2(0, stake)  # my ``br`` ties: the stake is carried on
                 work[br] -= 1
                 at -= mult[br]
                 k += 1
@@ -128,10 +132,12 @@ def _rebuild(counts, b, m, cmp, mult, states, n, last, off, track, run, close):
     while t < last:
         k = run[idx, d + off]
         r = close[idx, d + off]
+        pot = 0
         for j in range(k):
             order[t + j] = b[t + j]
             left[b[t + j]] -= 1
             idx -= mult[b[t + j]]
+            _, pot = settle2(0, stake2(pot))
         t += k
         if r < 0:
             break
@@ -139,7 +145,7 @@ def _rebuild(counts, b, m, cmp, mult, states, n, last, off, track, run, close):
         left[r] -= 1
         idx -= mult[r]
         if track:
-            d += 2 * (k + 1) * cmp[r, b[t]]
+            d += stake2(pot) * cmp[r, b[t]]
         t += 1
     for r in range(counts.shape[0]):
         for _ in range(left[r]):

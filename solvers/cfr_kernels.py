@@ -32,6 +32,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from pyanitsa.batch.tactical_pieces import kept_margin, stake2
+
 
 @njit(cache=True)
 def multipliers(counts):
@@ -205,6 +207,8 @@ def forward(reg, avg, weight, nr, mult, states, tables, end, reach, one, two):
 def immediate(one, two, cmp, sgn, end, nr, imm):
     """``imm[t, l, r]``: my expected payoff at showdown ``t`` from playing ``r`` after ``l``,
     against the other seat's marginals."""
+    alone = stake2(0)  # the stake of a showdown with no tie before it
+    carried = stake2(alone) - alone  # what one tie carried in adds (powers of two: exact)
     for t in range(end):
         for last in range(nr + 1):
             for r in range(nr):
@@ -212,11 +216,11 @@ def immediate(one, two, cmp, sgn, end, nr, imm):
                 for y in range(nr):
                     c = cmp[r, y]
                     if c != 0:
-                        pr = one[t, y]
+                        pr = alone * one[t, y]
                         if t > 0 and last < nr:
-                            pr += two[t, last, y]
+                            pr += carried * two[t, last, y]
                         acc += c * pr
-                imm[t, last, r] = 2.0 * sgn * acc
+                imm[t, last, r] = sgn * acc
 
 
 @njit(cache=True)
@@ -233,7 +237,7 @@ def backward(reg, nr, n, states, mult, tables, end, m, sgn, value, imm, keep):
         t = steps[s]
         if t >= end:
             for last in range(nr + 1):
-                value[s, last] = sgn * (n - m)
+                value[s, last] = sgn * kept_margin(n, m)
             continue
         row = legal[s]
         nl = nlegal[s]

@@ -5,7 +5,8 @@ two-player kernel (:mod:`pyanitsa.batch.classic_fast`, counters in locals) keep 
 differently, so what they share is the rule: who beats whom (§1, §2.3), how many cards a
 dispute step puts down (§2.4), what an exhausted dispute does (§2.6), the order a won table
 goes under (§2.5) and the repeat test and schedule of cycle detection (§2.9). The tactical core
-and the search kernels read the same showdown.
+and the search kernels read the same showdown; the tactical rules after it are the pieces of
+:mod:`pyanitsa.batch.tactical_pieces`.
 
 Cards are strengths; ``tab`` is the table scratch ``int64[4, cap]``: card, owner, dispute step
 and a sort key by row, one column per card in the order they went down.

@@ -1,7 +1,8 @@
 """The compiled tactical core (RULES.md §3): plays ordered hands to scores.
 
 Only counts matter for the result (a копилка's score is its size), so a split gives each tied
-player ``pot // k`` and ``pot % k`` cards leave the game.
+player ``pot // k`` and ``pot % k`` cards leave the game. The rules are the pieces of
+:mod:`pyanitsa.batch.tactical_pieces` (the search and solver kernels assemble the same ones).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from pyanitsa.batch.classic import PMAX
 from pyanitsa.batch.encode import MISERE
 from pyanitsa.batch.pieces import showdown_rules, top_set, winner2
 from pyanitsa.batch.rng import deal_s, derive_seed1
+from pyanitsa.batch.tactical_pieces import PAIR, kept, lead_by, score2, split
 
 # columns of a result row (scores and the winner mask are arrays of their own); T_WINNER is the
 # sole winner's seat, or -1 when the win is shared
@@ -87,10 +89,10 @@ def play_hands(hands, lens, players, prm, scores, wins, out, row, nxt, played, c
                     empty = True
             nc = ntop
             if empty:
-                share = pot // nc
+                share, rest = split(pot, nc)
                 for j in range(nc):
                     scores[row, cont[j]] += share
-                removed += pot - share * nc
+                removed += rest
                 break
     out[row, T_ROUNDS] = rounds
     out[row, T_SHOWDOWNS] = showdowns
@@ -105,7 +107,7 @@ def store_winners(scores, wins, out, row, players, misere):
     best = scores[row, 0]
     for s in range(1, players):
         v = scores[row, s]
-        if (v < best) if misere else (v > best):
+        if lead_by(misere, v, best) > 0:
             best = v
     nwin = 0
     winner = -1
@@ -137,21 +139,17 @@ def play_pair(ha, hb, na, nb, prm):
     for t in range(m):
         a = ha[t]
         b = hb[t]
-        pot += 2
         won = a != b
         lead = winner2(prm, plain, ranks, a, b) == 0  # read, not used, when a == b
-        sa += pot if won and lead else 0
-        sb += pot if won and not lead else 0
+        sa, sb, pot = score2(won * (1 if lead else -1), sa, sb, pot)
         rounds += won
-        pot = 0 if won else pot
     removed = 0
     if pot > 0:
         rounds += 1
-        half = pot // 2
-        sa += half
-        sb += half
-        removed = pot - 2 * half
-    return sa + na - m, sb + nb - m, rounds, m, removed
+        share, removed = split(pot, PAIR)
+        sa += share
+        sb += share
+    return sa + kept(na, nb), sb + kept(nb, na), rounds, m, removed
 
 
 @njit(cache=True, _nrt=False)
@@ -164,7 +162,7 @@ def store_pair(scores, wins, out, row, sa, sb, rounds, showdowns, removed, miser
         wins[row, 1] = True
         out[row, T_WINNER] = -1
     else:
-        a_wins = (sa < sb) if misere else (sa > sb)
+        a_wins = lead_by(misere, sa, sb) > 0
         wins[row, 0] = a_wins
         wins[row, 1] = not a_wins
         out[row, T_WINNER] = 0 if a_wins else 1
