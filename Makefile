@@ -31,16 +31,12 @@ $(VENV)/.installed-demo: pyproject.toml
 lint: install
 	$(VENV)/bin/ruff check .
 
-# Two pytest processes, one a core: the docs examples (about 6 minutes, mostly waiting on
-# subprocesses) and the distillation runs (about 2) beside the rest (about 8). The side's log
-# is printed after, and either failing fails the target. Each names its ten slowest tests: the
-# suite's budget is ten minutes, and those are where it goes.
-SIDE_TESTS = tests/test_docs_examples.py tests/test_distill.py tests/test_policy_ensemble.py
+# One pytest process a core (pytest-xdist), the tests handed out one by one as a worker frees
+# up, so neither core waits on the other (a fixed split left one idle for minutes). The suite's
+# budget is eight minutes on a fresh clone, install included; the fifteen slowest tests are
+# named after the run, since that is where the time goes.
 test: lint
-	@$(PY) -m pytest --durations=10 $(SIDE_TESTS) > .side-tests.log 2>&1 & side=$$!; \
-	$(PY) -m pytest --durations=10 $(addprefix --deselect ,$(SIDE_TESTS)); rest=$$?; \
-	wait $$side; d=$$?; echo "--- beside it ($(SIDE_TESTS)):"; \
-	cat .side-tests.log; rm -f .side-tests.log; exit $$(( rest || d ))
+	$(PY) -m pytest -n 2 --durations=15
 
 demo: install-demo
 	$(VENV)/bin/pyanitsa tournament configs/tournaments/demo.yaml --overwrite

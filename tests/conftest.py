@@ -25,6 +25,17 @@ SHARED_DIR = REPO_ROOT.parent / "shared"
 sys.path.append(str(Path(__file__).resolve().parent))
 
 
+LONG_FIRST = ("test_docs_examples.py", "test_distill.py", "test_policy_ensemble.py",
+              "test_train_resume.py", "test_nash_response.py")
+"""Files whose tests take tens of seconds each: started first, so that `pytest -n 2` hands the
+short tests to whichever worker is free rather than ending on one long test."""
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    # a stable sort: the same order in every xdist worker, as its scheduler requires
+    items.sort(key=lambda item: item.path.name not in LONG_FIRST)
+
+
 @pytest.fixture(scope="session")
 def shared_dir() -> Path:
     """The ``shared/`` folder that sits beside the repository checkout."""

@@ -25,11 +25,13 @@ from pyanitsa.cli.errors import CliError, in_flags
 from pyanitsa.cli.hunt import HuntError
 from pyanitsa.config import ConfigError
 from pyanitsa.errors import CorruptFileError, PyanitsaError, PyanitsaRuntimeError
+from pyanitsa.events import InvalidEventError
 from pyanitsa.folder_lock import FolderLock, FolderLockedError
 from pyanitsa.protocol import UnsupportedDecisionError
 from pyanitsa.research.enumeration_store import StoreError
 from pyanitsa.research.hunt import HuntMismatch
 from pyanitsa.research.hunt_store import LOCK_NAME, HuntStore
+from pyanitsa.results import InvalidResultError
 from pyanitsa.rules import Rules
 from pyanitsa.solvers.exact import GameTooLargeError
 from pyanitsa.tournaments.config import TournamentConfigError, TournamentError, WorkerError
@@ -44,7 +46,7 @@ INPUT = {
     errors.InvalidRecordError, errors.InvalidPositionError, errors.IllegalActionError,
     ConfigError, TournamentError, TournamentConfigError, TournamentStoreError, StoreError,
     AgentKeyError, AgentSpecError, OrderError, UnsupportedDecisionError, GameTooLargeError,
-    CliError, HuntError, EnumerateError,
+    CliError, HuntError, EnumerateError, InvalidEventError, InvalidResultError,
 }
 """Values a caller can fix: a card, a rule option, a config field, a spec, a flag."""
 BY_NAME_INPUT = {"TrainConfigError", "CheckpointError", "PolicyLoadError"}

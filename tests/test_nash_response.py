@@ -128,6 +128,7 @@ def test_bad_parameters_are_one_error(spec: str, key: str) -> None:
         make_agent(spec)
 
 
+@pytest.mark.slow  # 30 s; the mutual response's code path is also run by test_distill's mutual teacher
 def test_mutual_responses_are_each_a_best_response_to_the_blend_in_the_learned_payoff() -> None:
     """``response="mutual"``: each seat's strategy is a best response, in the payoff CFR+ learns
     on, to ``p`` of the model and ``1 - p`` of the other seat's strategy (the equilibrium of the

@@ -198,6 +198,7 @@ def test_member_0_is_the_one_network_fit_and_member_1_another(tmp_path):
     assert [line.split(":")[0] for line in said] == ["distilled member 0", "distilled member 1"]
 
 
+@pytest.mark.slow  # 37 s; resume after a kill is also held by test_distill's teacher-data resume
 def test_a_members_run_stopped_in_its_fits_resumes_to_the_same_ensemble(tmp_path):
     """Two members fitted side by side; a SIGINT once member 1 has an epoch on disk, then
     ``--resume``, ends with the same bytes as an uninterrupted run, and the ensemble plays
