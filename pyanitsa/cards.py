@@ -7,9 +7,10 @@ cards that share one name; parsing hands them out in order, so a list of names r
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cached_property, lru_cache
+from types import MappingProxyType
 
 from pyanitsa.errors import InvalidCardError, InvalidDeckError
 
@@ -159,22 +160,11 @@ class Deck:
 
     @cached_property
     def names(self) -> tuple[str, ...]:
-        out = []
-        for card in range(self.ranks * self.suits):
-            value = self.values[card]
-            if self.is_research:
-                out.append(str(value))
-            else:
-                out.append(RANK_CHARS[value - 2] + SUIT_CHARS[card % self.suits])
-        out.extend(f"X{j + 1}" for j in range(self.jokers))
-        return tuple(out)
+        return _name_table(self.ranks, self.suits, self.jokers, self.name, self.low)[0]
 
     @cached_property
-    def _by_name(self) -> dict[str, tuple[Card, ...]]:
-        table: dict[str, list[Card]] = {}
-        for card, name in enumerate(self.names):
-            table.setdefault(name, []).append(card)
-        return {name: tuple(cards) for name, cards in table.items()}
+    def _by_name(self) -> Mapping[str, tuple[Card, ...]]:
+        return _name_table(self.ranks, self.suits, self.jokers, self.name, self.low)[1]
 
     def is_joker(self, card: Card) -> bool:
         return card >= self.ranks * self.suits
@@ -239,7 +229,24 @@ class Deck:
 
 _DECK_COPIED = ("ranks", "suits", "jokers", "name", "low", "values", "names")
 """What :meth:`Deck.copy` keeps: the fields, and the cached tables that are tuples of plain
-values (``_by_name``, a dict, is not shared)."""
+values (``_by_name`` is a read-only mapping, found again in :func:`_name_table`)."""
+
+
+@lru_cache(maxsize=64)
+def _name_table(ranks: int, suits: int, jokers: int, name: str | None, low: int
+                ) -> tuple[tuple[str, ...], Mapping[str, tuple[Card, ...]]]:
+    """Each card's name and the cards of each name, built once per kind of deck: reading a
+    tournament's rows builds a ``Deck`` per record, and the table was most of that. The mapping
+    is read-only, so decks (and the views handed to agents) can share it."""
+    out = []
+    for card in range(ranks * suits):
+        value = low + card // suits
+        out.append(str(value) if name is None else RANK_CHARS[value - 2] + SUIT_CHARS[card % suits])
+    out.extend(f"X{j + 1}" for j in range(jokers))
+    table: dict[str, list[Card]] = {}
+    for card, text in enumerate(out):
+        table.setdefault(text, []).append(card)
+    return tuple(out), MappingProxyType({k: tuple(v) for k, v in table.items()})
 
 
 def strengths(deck: Deck, *, weakest_beats_ace: bool) -> tuple[tuple[int, ...], int, int]:

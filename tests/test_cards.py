@@ -212,3 +212,16 @@ def test_weakest_rank_per_deck(spec: str, weakest_name: str | int) -> None:
     strength, weakest, ace = strengths(deck, weakest_beats_ace=True)
     assert weakest == strength[deck.parse_card(weakest_name)] == min(strength)
     assert ace == max(strength)
+
+
+def test_the_shared_name_table_is_read_only_and_names_every_card():
+    """Decks of one kind share one name table (reading a tournament builds a deck a record):
+    no deck, nor a view's copy handed to an agent, can change what another deck parses."""
+    a, b = Deck.parse("36"), Deck.parse("36").copy()
+    with pytest.raises(TypeError):
+        a._by_name["6c"] = (35,)  # type: ignore[index]
+    assert b.parse_card("6c") == 0 and a.parse_card("As") == 35
+    for deck in (Deck.parse("54"), Deck.parse("ranks=5,suits=3,jokers=2")):
+        assert [deck.parse_cards([n])[0] for n in dict.fromkeys(deck.names)] == [
+            deck.names.index(n) for n in dict.fromkeys(deck.names)]
+        assert all(deck.card_name(c) == deck.names[c] for c in range(deck.size))
