@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import contextlib
 import inspect
+import sys
 from collections.abc import Callable
 from functools import lru_cache
 from typing import Any
@@ -97,6 +98,21 @@ class FallingBack(Warming):
 
     def warm_fallback(self, rules: Rules, players: int) -> None:
         warm_agent(self.fallback, rules, players)
+
+    def fall_back(self, name: str, view: Any, rng: np.random.Generator, reason: str) -> list[Any]:
+        """The fallback's order for ``view``, said out loud: the first time ``name`` falls back
+        to this fallback in a process, one line on stderr names the agent, the fallback and why
+        (an agent that cannot play a table never turns into another silently)."""
+        key = (name, self.fallback_spec)
+        if key not in _SAID:
+            _SAID.add(key)
+            print(f"pyanitsa: {name} plays {self.fallback_spec} instead ({reason})",
+                  file=sys.stderr, flush=True)
+        return list(self.fallback.order_hand(view, rng))
+
+
+_SAID: set[tuple[str, str]] = set()
+"""(agent, fallback) pairs already said on stderr in this process."""
 
 
 class _Stop(Exception):  # noqa: N818

@@ -287,7 +287,7 @@ class NashAgent(FallingBack, BaseAgent):
         if reason is not None:
             self.last_info = {"agent": "nash", "solved": False, "reason": reason,
                               "fallback": self.fallback_spec}
-            return list(self.fallback.order_hand(view, rng))
+            return self.fall_back("nash", view, rng, reason)
         deal, seat = self.strategy(view)
         us = rng.random((1, view.hand_size))
         order = nk.sample_orders(deal.avg[seat], deal.counts[seat], us)[0]

@@ -290,7 +290,7 @@ class EquilibriumAgent(FallingBack, BaseAgent):
         start = time.perf_counter()
         reason = self.why_not(view)
         if reason is not None:
-            order = list(self.fallback.order_hand(view, rng))
+            order = self.fall_back("equilibrium", view, rng, reason)
             self.last_info = {"agent": "equilibrium", "solved": False,
                               "fallback": self.fallback_spec, "reason": reason,
                               "fallback_info": dict(getattr(self.fallback, "last_info", {})),

@@ -115,3 +115,24 @@ def test_dcfr_plays_near_the_equilibrium_and_differs_from_cfr_plus() -> None:
     assert dcfr.mix(view) != make_agent("nash").mix(view)
     with pytest.raises(ValueError, match="algorithm='cfr'"):
         make_agent('nash(algorithm="cfr")')
+
+
+def test_a_fallback_is_said_once_on_stderr(capfd, monkeypatch):
+    """nash and equilibrium cannot solve a three-player table: they play their fallback, and
+    say so once a process (agent, fallback and why), not at every hand."""
+    from pyanitsa.agents import warm
+
+    monkeypatch.setattr(warm, "_SAID", set())
+    rules = preset("tactical")
+    for spec, name, fallback in (("nash", "nash", "random"),
+                                 ("equilibrium(fallback=random)", "equilibrium", "random")):
+        agent = make_agent(spec)
+        for seed in range(3):
+            dealt = deal(rules, 3, Rng(seed))
+            order = agent.order_hand(hand_view(rules, 0, dealt.seats, 0),
+                                     np.random.default_rng(seed))
+            assert sorted(order) == sorted(dealt.seats[0])
+        err = capfd.readouterr().err.splitlines()
+        assert len(err) == 1, err
+        assert err[0].startswith(f"pyanitsa: {name} plays {fallback} instead (3 players")
+        assert agent.last_info["solved"] is False
