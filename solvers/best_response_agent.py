@@ -22,7 +22,7 @@ from pyanitsa.cards import Card
 from pyanitsa.protocol import BaseAgent, HandView, hand_view
 from pyanitsa.rules import Rules
 from pyanitsa.solvers.best_response import best_response
-from pyanitsa.solvers.mixes import DEFAULT_SAMPLES, rank_mix, sampled_mix
+from pyanitsa.solvers.mixes import DEFAULT_SAMPLES, listed_mix, sampled_mix
 
 
 @register("best_response")
@@ -77,9 +77,9 @@ class BestResponseAgent(Warming, BaseAgent):
             return cards_for_ranks(view.hand, order, view.ranks)
         theirs = hand_view(view.rules, 1 - view.seat,
                            _hands(view.seat, list(view.hand), unseen_cards(view)), 0)
-        listed = self.target.mix(theirs) if hasattr(self.target, "mix") else None
-        if listed:
-            mix = rank_mix(theirs, listed)
+        listed = listed_mix(self.target, theirs)
+        if listed is not None:
+            mix = listed
         else:
             seeds = rng.integers(0, 2**63, self.samples)
             mix = sampled_mix(self.target, theirs, [int(s) for s in seeds])

@@ -59,7 +59,6 @@ class OrderMix:
         return self.orders[np.argsort(-self.probs, kind="stable")[:k]]
 
 
-
 def rank_mix(view: HandView, pairs: Sequence[tuple[Sequence[Card], float]]) -> OrderMix:
     rank_of = view.ranks.rank_of
     return OrderMix.of([[rank_of[c] for c in o] for o, _ in pairs], [p for _, p in pairs],
@@ -83,14 +82,28 @@ def sample_rng(seed: int, deal_index: int, seat: int, k: int,
                                             purpose=purpose))
 
 
+def listed_mix(agent: Any, view: HandView) -> OrderMix | None:
+    """The whole distribution the agent lists for ``view`` (:meth:`BaseAgent.mix`), in ranks;
+    None if it lists none."""
+    listed = agent.mix(view) if hasattr(agent, "mix") else None
+    return rank_mix(view, listed) if listed else None
+
+
+def call_agent(agent: Any, views: Sequence[HandView], rngs: Sequence[np.random.Generator]
+               ) -> list[Sequence[Card]]:
+    """The agent's orders, one call per view (batched where the agent batches, as learned
+    policies do)."""
+    batched = getattr(agent, "order_hands", None)
+    if batched is not None and views:
+        return list(batched(list(views), list(rngs)))
+    return [agent.order_hand(v, r) for v, r in zip(views, rngs, strict=True)]
+
+
 def sampled_mix(agent: Any, view: HandView, seeds: Sequence[int | np.random.Generator]
                 ) -> OrderMix:
-    """The agent's orders, one call per seed or generator (batched where the agent batches, as
-    learned policies do)."""
+    """The agent's orders, one call per seed or generator."""
     rank_of = view.ranks.rank_of
     rngs = [s if isinstance(s, np.random.Generator) else np.random.default_rng(s)
             for s in seeds]
-    batched = getattr(agent, "order_hands", None)
-    orders = (batched([view] * len(rngs), rngs) if batched is not None else
-              [agent.order_hand(view, r) for r in rngs])
+    orders = call_agent(agent, [view] * len(rngs), rngs)
     return OrderMix.of([[rank_of[c] for c in o] for o in orders], exact=False)

@@ -26,6 +26,7 @@ from typing import Any
 from pyanitsa.tournaments.alpharank import ALPHA, POPULATION, alpha_rank
 from pyanitsa.tournaments.config import TournamentConfig
 from pyanitsa.tournaments.games import GameRow
+from pyanitsa.tournaments.meta import _md_table
 
 Matrix = Sequence[Sequence[float | None]]
 METHOD = (f"single-population α-Rank (Omidshafiei et al. 2019) of the symmetric game of "
@@ -208,25 +209,25 @@ def markdown_section(g: SeatingGame) -> list[str]:
            "every seat rotation of each deal.", ""]
     said = verdict(g)
     if said is not None:
-        rows = [f"| {b.opponent} | {100 * b.score:.1f}" +
-                ("" if b.low is None or b.high is None else
-                 f" [{100 * b.low:.0f}–{100 * b.high:.0f}]") +
-                f" | {'yes' if b.beats else 'no'} |" for b in g.gauntlet or ()]
+        rows = [[b.opponent, f"{100 * b.score:.1f}" + (
+                    "" if b.low is None or b.high is None
+                    else f" [{100 * b.low:.0f}–{100 * b.high:.0f}]"),
+                 "yes" if b.beats else "no"] for b in g.gauntlet or ()]
+        against = f"score against {g.candidate}".replace("|", "\\|")
         out += [f"Gauntlet: {said}. An opponent beats the candidate when its head-to-head "
                 "score against it (better place 100, same 50) has its 95% interval above 50.",
-                "", f"| opponent | score against {g.candidate} | beats it |", "|---|---:|---|",
-                *rows, ""]
+                "", _md_table(["opponent", against, "beats it"], rows, [False, True, False]),
+                ""]
     elif g.alpha_rank is not None:
-        rows = [f"| {n} | {100 * p:.1f} |" for n, p in
+        rows = [[n, f"{100 * p:.1f}"] for n, p in
                 sorted(zip(g.names, g.alpha_rank, strict=True), key=lambda x: -x[1])]
         out += [f"α-Rank: the share of time a population of players spends on each agent when "
                 f"mutants that do better take over ({METHOD})", "",
-                "| agent | α-Rank % |", "|---|---:|", *rows, ""]
+                _md_table(["agent", "α-Rank %"], rows, [False, True]), ""]
     else:
         out += [_alpha_text(g) + ".", ""]
-    shown = [f"| {_table_name(g, s.agents)} | {s.blocks} | {_cell(g, s)} |"
-             for s in g.seatings[:SHOWN]]
+    shown = [[_table_name(g, s.agents), str(s.blocks), _cell(g, s)] for s in g.seatings[:SHOWN]]
     more = [f"… and {len(g.seatings) - SHOWN} more seatings in results.json.", ""] \
         if len(g.seatings) > SHOWN else []
-    return [*out, "| seating | blocks | points a seat (cards) |", "|---|---:|---|", *shown, "",
-            *more]
+    return [*out, _md_table(["seating", "blocks", "points a seat (cards)"], shown,
+                            [False, True, False]), "", *more]
