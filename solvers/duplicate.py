@@ -4,10 +4,9 @@ figures of its pairs.
 The luck of the deal cancels: a *pair* (one deal, both seatings) scores the agent's mean
 tournament points over its two games (win 1, shared win 1/2, loss 0, as in ``tournaments``), so
 0.5 is an even match. Its figures are counted over pairs (deals are independent, the two games
-of a pair are not): :func:`duplicate_match`'s 95% interval (normal approximation), and the
-pair counts (:class:`PairCounts`) and likelihood of superiority that ``pyanitsa match``
-(:mod:`pyanitsa.tournaments.matches`, which plays its pairs through the tournament runner)
-reports from the same pair scores.
+of a pair are not): :func:`duplicate_match`'s 95% interval (normal approximation), from
+:mod:`pyanitsa.ratings.scores`, whose pair counts and likelihood of superiority ``pyanitsa
+match`` (:mod:`pyanitsa.tournaments.matches`) reports from the same pair scores.
 
 Games are exactly :func:`pyanitsa.agents.play_game`'s games with the same seeds (deal, agent
 generators, validation), but every hand of every deal is ordered first, through ``order_hands``,
@@ -18,7 +17,6 @@ plays one agent against several opponents, ordering its hands once).
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from typing import cast
@@ -29,6 +27,7 @@ from pyanitsa.agents.game import check_order, seat_rng
 from pyanitsa.batch import play_records
 from pyanitsa.dealing import deal_from_seed
 from pyanitsa.protocol import Agent, HandView, hand_view
+from pyanitsa.ratings.scores import half_width, mean_var
 from pyanitsa.records import Record
 from pyanitsa.results import TacticalResult
 from pyanitsa.rng import derive_seed
@@ -119,18 +118,6 @@ def pair_scores(results: Sequence[TacticalResult], side: int = 0) -> list[float]
             for i in range(len(results) // 2)]
 
 
-def mean_var(scores: Sequence[float]) -> tuple[float, float]:
-    """The mean of pair scores and their sample variance (0 for one pair)."""
-    n = len(scores)
-    mean = sum(scores) / n
-    return mean, sum((p - mean) ** 2 for p in scores) / max(1, n - 1)
-
-
-def normal_half_width(scores: Sequence[float]) -> float:
-    """Half-width of the 95% normal-approximation interval of the mean pair score."""
-    return 1.96 * math.sqrt(mean_var(scores)[1] / len(scores))
-
-
 def duplicate_match(rules: Rules, agent: Agent, opponent: Agent, deals: int, seed: int, *,
                     label: str | None = None, chunk: int = 2000) -> DuelResult:
     """``agent`` against ``opponent`` on ``deals`` deals (game seeds ``derive_seed(seed, i)``)."""
@@ -144,43 +131,9 @@ def duplicate_match(rules: Rules, agent: Agent, opponent: Agent, deals: int, see
     points = [seat_points(r, j % 2) for j, r in enumerate(results)]
     margins = [r.scores[j % 2] - r.scores[1 - j % 2] for j, r in enumerate(results)]
     name = label or getattr(opponent, "name", type(opponent).__name__)
-    return DuelResult(name, len(pairs), mean_var(pairs)[0], normal_half_width(pairs),
+    # one pair has no spread: its interval is reported as the point
+    half = half_width(pairs, spread="normal") or 0.0
+    return DuelResult(name, len(pairs), mean_var(pairs)[0], half,
                       sum(margins) / len(margins), points.count(1.0),
                       sum(0.0 < x < 1.0 for x in points), points.count(0.0))
 
-
-# -- the figures of pair scores (``pyanitsa match`` reports them too) -----------------------------
-
-
-@dataclass(frozen=True)
-class PairCounts:
-    """The first agent's duplicate pairs: won (pair score above 1/2), drawn, lost."""
-
-    wins: int
-    draws: int
-    losses: int
-    pentanomial: tuple[int, int, int, int, int]
-    """Pairs scoring 0, 1/4, 1/2, 3/4 and 1 (a pair is two games: halves come from draws)."""
-
-    @classmethod
-    def of(cls, scores: Sequence[float]) -> PairCounts:
-        penta = [0] * 5
-        for s in scores:
-            penta[min(4, max(0, round(4 * s)))] += 1
-        return cls(sum(s > 0.5 for s in scores), sum(s == 0.5 for s in scores),
-                   sum(s < 0.5 for s in scores),
-                   (penta[0], penta[1], penta[2], penta[3], penta[4]))
-
-
-def likelihood_of_superiority(scores: Sequence[float]) -> float | None:
-    """``Phi((mean - 1/2) / se)`` over pair scores; a certain 1 or 0 when every pair scored
-    the same (no spread), 1/2 for exactly even; None for fewer than two pairs."""
-    from scipy import stats as sps
-
-    n = len(scores)
-    if n < 2:
-        return None
-    mean, var = mean_var(scores)
-    if var == 0.0:
-        return 0.5 if mean == 0.5 else float(mean > 0.5)
-    return float(sps.norm.cdf((mean - 0.5) / math.sqrt(var / n)))

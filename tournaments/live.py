@@ -11,10 +11,10 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
+from pyanitsa.ratings.sprt import Sprt
 from pyanitsa.tournaments.config import TournamentConfig
 from pyanitsa.tournaments.games import GameRow
 from pyanitsa.tournaments.schedule import Schedule
-from pyanitsa.tournaments.sprt import Sprt
 from pyanitsa.tournaments.stats import block_score, pairwise
 
 STANDINGS_SECONDS = 5.0
@@ -27,7 +27,7 @@ class SprtTracker:
     def __init__(self, config: TournamentConfig, schedule: Schedule) -> None:
         assert config.sprt is not None
         self.schedule = schedule
-        self.tests = {p.index: Sprt(config.sprt) for p in schedule.pairings}
+        self.tests = {p.index: Sprt(**config.sprt.model_dump()) for p in schedule.pairings}
         self.next_deal = dict.fromkeys(self.tests, 0)
         self.partial: dict[tuple[int, int], list[GameRow]] = {}
         self.ready: dict[tuple[int, int], float] = {}

@@ -26,13 +26,13 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from pyanitsa.solvers.duplicate import PairCounts, likelihood_of_superiority
+from pyanitsa.ratings.scores import PairCounts, likelihood_of_superiority, mean_interval
+from pyanitsa.ratings.sprt import SprtResult, elo_of_score
 from pyanitsa.tournaments.api import Standing, run, statistics, summary_of
 from pyanitsa.tournaments.config import TournamentConfig, parse_config
 from pyanitsa.tournaments.games import GameRow
 from pyanitsa.tournaments.schedule import Schedule
-from pyanitsa.tournaments.sprt import SprtResult, elo_of_score
-from pyanitsa.tournaments.stats import block_score, count_blocks, mean_interval
+from pyanitsa.tournaments.stats import block_score, count_blocks
 
 DEALS = 100
 """Deals (duplicate pairs) of a match without an SPRT."""
