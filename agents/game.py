@@ -39,7 +39,7 @@ from pyanitsa.dealing import deal_from_seed
 from pyanitsa.errors import IllegalActionError, PyanitsaError, PyanitsaRuntimeError
 from pyanitsa.events import RoundEvent
 from pyanitsa.orders import check_order
-from pyanitsa.protocol import Agent, check_game, hand_view, pickup_view
+from pyanitsa.protocol import Agent, HandView, check_game, hand_view, pickup_view
 from pyanitsa.records import Record
 from pyanitsa.results import Result
 from pyanitsa.rng import Rng
@@ -158,7 +158,7 @@ class Timed:
 def play_games(rules: Rules, seatings: Sequence[Sequence[Agent]], seeds: Sequence[int], *,
                time_limit: float | None = None, engine: Literal["batch", "reference"] = "batch",
                before: Callable[[int], None] | None = None,
-               key: AgentKey | None = None) -> list[Timed]:
+               key: AgentKey | None = None, together: bool = False) -> list[Timed]:
     """Play game ``seeds[i]`` with ``seatings[i]`` for every ``i``; each outcome (or the
     :class:`AgentFailure` that forfeited it) is exactly :func:`play_game`'s.
 
@@ -166,6 +166,10 @@ def play_games(rules: Rules, seatings: Sequence[Sequence[Agent]], seeds: Sequenc
     batch core, in one call; ``"reference"`` plays each game with :func:`play_game`.
     ``before(i)`` is called before game ``i``'s decisions (a tournament marks where its worker
     is); ``key`` keys the agents' generators (a tournament's secret; None: from each seed).
+    ``together`` (tactical, no time limit) asks each agent for all its hands at once
+    (:func:`decide_together`); if any of them fails, the games are decided one by one instead,
+    which names the forfeit. A tournament decides game by game: its worker marks which game
+    and seat is deciding, so a hung decision is pinned on its game.
     """
     if len(seatings) != len(seeds):
         raise ValueError(f"{len(seatings)} seatings for {len(seeds)} seeds")
@@ -173,6 +177,12 @@ def play_games(rules: Rules, seatings: Sequence[Sequence[Agent]], seeds: Sequenc
         check_game(agents, rules, len(agents))
     out: list[Timed | None] = [None] * len(seeds)
     pending: list[tuple[int, Record, float]] = []
+    if together and engine == "batch" and time_limit is None and rules.mode == "tactical":
+        start = time.perf_counter()
+        records = decide_together(rules, seatings, seeds, key)
+        if records is not None:
+            share = (time.perf_counter() - start) / max(1, len(records))
+            return _finish([(i, r, share) for i, r in enumerate(records)], out)
     with watching_interrupts():  # once for the run, not per decision (a few µs each)
         for i, (agents, seed) in enumerate(zip(seatings, seeds, strict=True)):
             if before is not None:
@@ -188,6 +198,12 @@ def play_games(rules: Rules, seatings: Sequence[Sequence[Agent]], seeds: Sequenc
                     pending.append((i, record, time.perf_counter() - start))
             except AgentFailure as failure:
                 out[i] = Timed(failure, time.perf_counter() - start)
+    return _finish(pending, out)
+
+
+def _finish(pending: list[tuple[int, Record, float]], out: list[Timed | None]) -> list[Timed]:
+    """Play the ``pending`` records (game index, record, seconds spent deciding) on the batch
+    core in one call, into ``out``."""
     if pending:
         from pyanitsa.batch import play_records
 
@@ -197,6 +213,51 @@ def play_games(rules: Rules, seatings: Sequence[Sequence[Agent]], seeds: Sequenc
         for (i, record, spent), result in zip(pending, results, strict=True):
             out[i] = Timed(GameOutcome(record, result), spent + share)
     return out  # type: ignore[return-value]
+
+
+def _order_all(agent: Agent, views: Sequence[HandView],
+               rngs: Sequence[np.random.Generator]) -> list[Sequence[Card]]:
+    batched = getattr(agent, "order_hands", None)
+    if batched is not None:
+        return list(batched(views, rngs))
+    return [agent.order_hand(v, r) for v, r in zip(views, rngs, strict=True)]
+
+
+def decide_together(rules: Rules, seatings: Sequence[Sequence[Agent]], seeds: Sequence[int],
+                    key: AgentKey | None = None) -> list[Record] | None:
+    """Every tactical game's record with each agent asked once for all its hands
+    (``order_hands``: a learned agent runs one forward pass a position of the order, not one a
+    hand). A hand seen twice (the same agent, deal and seat: one agent against several
+    opponents) is decided once. Each hand is ordered from its seat's generator in its game, as
+    :func:`prepare_game` orders it, and checked as the referee checks it; None when an agent
+    raises or answers an illegal order (the games are then decided one by one, which names
+    the forfeit)."""
+    views: dict[tuple[int, int, Seat], HandView] = {}  # (agent id, seed, seat)
+    owners: dict[int, tuple[Agent, list[tuple[int, int, Seat]]]] = {}
+    for agents, seed in zip(seatings, seeds, strict=True):
+        dealt = deal_from_seed(rules, len(agents), seed)
+        for seat, agent in enumerate(agents):
+            slot = (id(agent), seed, seat)
+            if slot not in views:
+                views[slot] = hand_view(rules, seat, dealt.seats, len(dealt.set_aside))
+                owners.setdefault(id(agent), (agent, []))[1].append(slot)
+    chosen: dict[tuple[int, int, Seat], tuple[Card, ...]] = {}
+    players = len(seatings[0]) if seatings else 2
+    for agent, slots in owners.values():
+        asked = [views[s] for s in slots]
+        try:
+            call_agent(warm_agent, agent, rules, players)
+            answers = call_agent(_order_all, agent, asked,
+                                 [seat_rng(seed, seat, key) for _, seed, seat in slots])
+            if len(answers) != len(asked):
+                return None
+            for slot, view, answer in zip(slots, asked, answers, strict=True):
+                chosen[slot] = tuple(call_agent(check_order, answer, view.hand, "hand order",
+                                                rules))
+        except AgentRaised:
+            return None
+    return [Record(rules, tuple(chosen[(id(a), seed, s)] for s, a in enumerate(agents)))
+            for agents, seed in zip(seatings, seeds, strict=True)]
 
 
 def results_of(played: Sequence[Timed]) -> list[Result]:

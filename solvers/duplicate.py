@@ -9,10 +9,12 @@ of a pair are not): :func:`duplicate_match`'s 95% interval (normal approximation
 match`` (:mod:`pyanitsa.tournaments.matches`) reports from the same pair scores.
 
 Games are exactly :func:`pyanitsa.agents.play_game`'s games with the same seeds (deal, agent
-generators, validation), but every hand of every deal is ordered first, through ``order_hands``,
-so a learned agent runs one batched forward pass per position instead of one per hand, and the
-batch core then plays all the games of a chunk in one call (:func:`play_pairs`, which also
-plays one agent against several opponents, ordering its hands once).
+generators, validation), played by the one engine that plays every game of a tournament too,
+:func:`pyanitsa.agents.game.play_games`: every hand of every deal is ordered first, each agent
+asked for all its hands at once (``order_hands``), so a learned agent runs one batched forward
+pass per position instead of one per hand, and the batch core then plays all the games of a
+chunk in one call (:func:`play_pairs`, which also plays one agent against several opponents,
+ordering its hands once).
 """
 
 from __future__ import annotations
@@ -21,14 +23,9 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from typing import cast
 
-import numpy as np
-
-from pyanitsa.agents.game import check_order, seat_rng
-from pyanitsa.batch import play_records
-from pyanitsa.dealing import deal_from_seed
-from pyanitsa.protocol import Agent, HandView, hand_view
+from pyanitsa.agents.game import play_games, results_of
+from pyanitsa.protocol import Agent
 from pyanitsa.ratings.scores import half_width, mean_var
-from pyanitsa.records import Record
 from pyanitsa.results import TacticalResult
 from pyanitsa.rng import derive_seed
 from pyanitsa.rules import Rules
@@ -71,35 +68,21 @@ class DuelResult:
         return {**asdict(self), "low": self.low, "high": self.high, "verdict": self.verdict}
 
 
-def order_all(agent: Agent, views: Sequence[HandView],
-              rngs: Sequence[np.random.Generator]) -> list[Sequence[int]]:
-    batched = getattr(agent, "order_hands", None)
-    if batched is not None:
-        return list(batched(views, rngs))
-    return [agent.order_hand(v, r) for v, r in zip(views, rngs, strict=True)]
-
-
 def play_pairs(rules: Rules, agent: Agent, opponents: Sequence[Agent], seeds: Sequence[int]
                ) -> list[list[TacticalResult]]:
     """Every opponent's games against ``agent`` on the deals ``seeds``: ``out[o][2 * i + k]`` is
-    deal ``i`` with the agent in seat ``k``. The agent orders each hand once for all of them."""
-    # game (deal i, seating k): the agent in seat k, the opponent in seat 1 - k
-    mine_v, opp_v = [], []
-    for gs in seeds:
-        dealt = deal_from_seed(rules, 2, gs)
-        views = [hand_view(rules, s, dealt.seats, len(dealt.set_aside)) for s in (0, 1)]
-        for k in (0, 1):
-            mine_v.append(views[k])
-            opp_v.append(views[1 - k])
-    mine = order_all(agent, mine_v, [seat_rng(gs, k) for gs in seeds for k in (0, 1)])
-    records = []
-    for opponent in opponents:  # fresh generators each: the last opponent's have moved on
-        theirs = order_all(opponent, opp_v, [seat_rng(gs, 1 - k) for gs in seeds for k in (0, 1)])
-        for j in range(2 * len(seeds)):
-            a = tuple(check_order(mine[j], mine_v[j].hand, "agent hand order", rules))
-            b = tuple(check_order(theirs[j], opp_v[j].hand, "opponent hand order", rules))
-            records.append(Record(rules, (a, b) if j % 2 == 0 else (b, a)))
-    results = play_records(records)  # the batch core, all games in one call
+    deal ``i`` with the agent in seat ``k``. Played by the referee's engine
+    (:func:`pyanitsa.agents.game.play_games`, every hand decided first, each agent asked for
+    all its hands at once, the agent's hands once for all the opponents); an agent that fails
+    a decision raises the referee's :class:`~pyanitsa.agents.game.AgentFailure`."""
+    seatings: list[tuple[Agent, Agent]] = []
+    game_seeds: list[int] = []
+    for opponent in opponents:
+        pair = ((agent, opponent), (opponent, agent))  # the same tuples: checked once each
+        for gs in seeds:
+            seatings += pair
+            game_seeds += (gs, gs)
+    results = results_of(play_games(rules, seatings, game_seeds, together=True))
     games = 2 * len(seeds)
     assert all(isinstance(r, TacticalResult) for r in results)
     tactical = cast("list[TacticalResult]", results)
