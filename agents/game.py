@@ -9,7 +9,9 @@ record with the result. An agent that raises, cheats or overruns its time limit 
 orders) is made first, then all games that need no decision during play are played by the
 compiled batch core in one call (:func:`pyanitsa.batch.play_records`, the reference engine's
 results exactly); classic games with ``pickup_order: agent`` are played one by one on the
-reference engine, which asks the agents at each pickup.
+reference engine, which asks the agents at each pickup. It is the one engine of duplicate
+pairs too: a tournament's (game by game) and the solvers' duplicate evaluation's (each agent
+asked for all its hands at once, :func:`decide_together`).
 """
 
 from __future__ import annotations

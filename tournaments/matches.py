@@ -12,9 +12,10 @@ seatings), the unit that is independent from one deal to the next:
 * ``pairs``: pairs won (score above 1/2), drawn and lost, and the pentanomial counts (pairs
   scoring 0, 1/4, 1/2, 3/4 and 1).
 
-The pair figures are :mod:`pyanitsa.solvers.duplicate`'s, the duplicate evaluation that
-training and the benchmarks run in memory (:func:`~pyanitsa.solvers.duplicate.duplicate_match`);
-a match plays its games through the runner instead, for its store, workers, forfeits and SPRT.
+The pair figures are :mod:`pyanitsa.ratings.scores`', as for the duplicate evaluation that
+training and the benchmarks run in memory (:func:`~pyanitsa.solvers.duplicate.duplicate_match`).
+Both play their games with the referee's one engine (:func:`pyanitsa.agents.game.play_games`);
+a match goes through the runner, for its store, workers, time limits, forfeits and SPRT.
 """
 
 from __future__ import annotations
