@@ -2,7 +2,8 @@
 Elo's scale, anchored or mean 0, with bootstrap intervals over independent blocks of games.
 
 Plain inputs (each game's agents and places, each game's block, the blocks of each stratum);
-:mod:`pyanitsa.tournaments.stats` turns a tournament's rows into them.
+:mod:`pyanitsa.tournaments.stats` turns a tournament's rows into them. :func:`bradley_terry`
+is the quick pairwise fit of the live standings during a run (a matrix of wins, no bootstrap).
 
 An anchor (``anchor: NAME`` in a tournament config, ``--anchor`` for a match): the fit only
 fixes rating differences; with its prior it comes out with mean 0 over the field, so an
@@ -185,3 +186,29 @@ def rate(n_agents: int, games: Sequence[Game], *, anchor: int | None = None,
     np.fill_diagonal(los, 0.5)
     return Ratings(list(map(float, elo)), list(map(float, low)), list(map(float, high)),
                    [list(map(float, r)) for r in los], bootstrap)
+
+
+# -- live standings: a fit cheap enough to run every few seconds during a run ----------------
+
+def bradley_terry(wins: list[list[float]], met: list[list[int]], iterations: int = 500
+                  ) -> list[float | None]:
+    """Elo ratings (mean 0) of a matrix of pairwise wins (``wins[i][j]``, draws as halves)
+    out of ``met[i][j]`` games, by Hunter's MM iteration with one virtual draw per pair that
+    met; None for an agent that met nobody."""
+    n = len(wins)
+    played = [i for i in range(n) if any(met[i])]
+    w = [[wins[i][j] + 0.5 if met[i][j] else 0.0 for j in range(n)] for i in range(n)]
+    m = [[met[i][j] + 1 if met[i][j] else 0 for j in range(n)] for i in range(n)]
+    gamma = [1.0] * n
+    for _ in range(iterations):
+        new = list(gamma)
+        for i in played:
+            denominator = sum(m[i][j] / (gamma[i] + gamma[j]) for j in played if m[i][j])
+            new[i] = sum(w[i]) / denominator
+        mean_log = sum(math.log(new[i]) for i in played) / len(played)
+        new = [g / math.exp(mean_log) for g in new]
+        done = max(abs(new[i] - gamma[i]) / gamma[i] for i in played) < 1e-9
+        gamma = new
+        if done:
+            break
+    return [400.0 * math.log10(gamma[i]) if i in played else None for i in range(n)]

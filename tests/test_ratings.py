@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from scipy import stats as sps
 
-from pyanitsa.ratings.plackett_luce import ELO_PER_NAT, RankingData, anchored, rate
+from pyanitsa.ratings.plackett_luce import ELO_PER_NAT, RankingData, anchored, bradley_terry, rate
 from pyanitsa.ratings.scores import (
     PairCounts,
     half_width,
@@ -83,6 +83,13 @@ def test_plackett_luce_counts_an_agent_twice_at_a_table():
     a, b = 0.3, -0.2
     want = a - math.log(math.exp(a) + 2 * math.exp(b)) - math.log(2)
     assert data.log_likelihood(np.array([a, b]) * ELO_PER_NAT) == pytest.approx(want)
+
+
+def test_bradley_terry_of_two_agents_is_the_elo_of_the_score():
+    wins = [[0.0, 75.0, 0.0], [25.0, 0.0, 0.0], [0.0, 0.0, 0.0]]  # 75 of 100 to the first
+    a, b, nobody = bradley_terry(wins, [[0, 100, 0], [100, 0, 0], [0, 0, 0]])
+    assert nobody is None and a == pytest.approx(-b)
+    assert a - b == pytest.approx(elo_of_score(75.5 / 101), abs=1e-6)  # one virtual draw
 
 
 # -- SPRT ------------------------------------------------------------------------------------------

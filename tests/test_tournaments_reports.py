@@ -109,16 +109,6 @@ def test_a_round_robin_keeps_its_heatmap(tmp_path):
 # -- live standings ----------------------------------------------------------------------------
 
 
-def test_bradley_terry_of_two_agents_is_the_elo_of_the_score():
-    from pyanitsa.ratings.sprt import elo_of_score
-    from pyanitsa.tournaments.live import bradley_terry
-
-    wins = [[0.0, 75.0, 0.0], [25.0, 0.0, 0.0], [0.0, 0.0, 0.0]]  # 75 of 100 to the first
-    a, b, nobody = bradley_terry(wins, [[0, 100, 0], [100, 0, 0], [0, 0, 0]])
-    assert nobody is None and a == pytest.approx(-b)
-    assert a - b == pytest.approx(elo_of_score(75.5 / 101), abs=1e-6)  # one virtual draw
-
-
 @pytest.mark.parametrize("anchor", [None, "weak"])
 def test_live_standings_come_as_events_and_agree_with_the_reports(tmp_path, monkeypatch,
                                                                   anchor):
