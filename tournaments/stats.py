@@ -17,9 +17,9 @@ and :mod:`pyanitsa.solvers.alpharank` the meta-games).
   bootstrap over deals: blocks resampled with replacement within each pairing, with a seeded
   generator (:mod:`pyanitsa.ratings.plackett_luce`).
 * SPRT (:mod:`pyanitsa.ratings.sprt`): which blocks it counts, up to its decision.
-* The meta-game (:mod:`pyanitsa.solvers.meta_game`): the Nash mixture of the head-to-head game, each agent's score
-  against it and the cycles that hold at 95%, because in a non-transitive field the ratings
-  alone mislead.
+* The meta-game (:mod:`pyanitsa.solvers.meta_game`): the Nash mixture of the head-to-head
+  game, each agent's score against it and the cycles that hold at 95%, because in a
+  non-transitive field the ratings alone mislead.
 * At 3+ seats, the seating game (``seatings``): each agent's mean points a seat per seating,
   its α-Rank, and a gauntlet's verdict (does any opponent beat the candidate at 95%).
 """
