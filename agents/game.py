@@ -225,6 +225,14 @@ def _order_all(agent: Agent, views: Sequence[HandView],
     return [agent.order_hand(v, r) for v, r in zip(views, rngs, strict=True)]
 
 
+def _check_all(answers: Sequence[Sequence[Card]], views: Sequence[HandView],
+               rules: Rules) -> list[tuple[Card, ...]]:
+    if len(answers) != len(views):
+        raise IllegalAnswer(f"{len(answers)} hand orders for {len(views)} hands")
+    return [tuple(check_order(answer, view.hand, "hand order", rules))
+            for answer, view in zip(answers, views, strict=True)]
+
+
 def decide_together(rules: Rules, seatings: Sequence[Sequence[Agent]], seeds: Sequence[int],
                     key: AgentKey | None = None) -> list[Record] | None:
     """Every tactical game's record with each agent asked once for all its hands
@@ -234,28 +242,28 @@ def decide_together(rules: Rules, seatings: Sequence[Sequence[Agent]], seeds: Se
     :func:`prepare_game` orders it, and checked as the referee checks it; None when an agent
     raises or answers an illegal order (the games are then decided one by one, which names
     the forfeit)."""
-    views: dict[tuple[int, int, Seat], HandView] = {}  # (agent id, seed, seat)
-    owners: dict[int, tuple[Agent, list[tuple[int, int, Seat]]]] = {}
+    table: dict[tuple[int, int, Seat], HandView] = {}  # (players, seed, seat): whoever sits
+    slots: dict[tuple[int, int, Seat], HandView] = {}  # (agent id, seed, seat), in order
+    agents_by_id: dict[int, Agent] = {}
     for agents, seed in zip(seatings, seeds, strict=True):
-        dealt = deal_from_seed(rules, len(agents), seed)
+        players = len(agents)
+        if (players, seed, 0) not in table:
+            dealt = deal_from_seed(rules, players, seed)
+            for seat in range(players):
+                table[(players, seed, seat)] = hand_view(rules, seat, dealt.seats,
+                                                         len(dealt.set_aside))
         for seat, agent in enumerate(agents):
-            slot = (id(agent), seed, seat)
-            if slot not in views:
-                views[slot] = hand_view(rules, seat, dealt.seats, len(dealt.set_aside))
-                owners.setdefault(id(agent), (agent, []))[1].append(slot)
+            agents_by_id[id(agent)] = agent
+            slots.setdefault((id(agent), seed, seat), table[(players, seed, seat)])
     chosen: dict[tuple[int, int, Seat], tuple[Card, ...]] = {}
-    players = len(seatings[0]) if seatings else 2
-    for agent, slots in owners.values():
-        asked = [views[s] for s in slots]
+    for ident, agent in agents_by_id.items():
+        mine = [slot for slot in slots if slot[0] == ident]
+        views = [slots[slot] for slot in mine]
         try:
-            call_agent(warm_agent, agent, rules, players)
-            answers = call_agent(_order_all, agent, asked,
-                                 [seat_rng(seed, seat, key) for _, seed, seat in slots])
-            if len(answers) != len(asked):
-                return None
-            for slot, view, answer in zip(slots, asked, answers, strict=True):
-                chosen[slot] = tuple(call_agent(check_order, answer, view.hand, "hand order",
-                                                rules))
+            call_agent(warm_agent, agent, rules, len(seatings[0]))
+            answers = call_agent(_order_all, agent, views,
+                                 [seat_rng(seed, seat, key) for _, seed, seat in mine])
+            chosen.update(zip(mine, call_agent(_check_all, answers, views, rules), strict=True))
         except AgentRaised:
             return None
     return [Record(rules, tuple(chosen[(id(a), seed, s)] for s, a in enumerate(agents)))
