@@ -9,7 +9,9 @@ record with the result. An agent that raises, cheats or overruns its time limit 
 orders) is made first, then all games that need no decision during play are played by the
 compiled batch core in one call (:func:`pyanitsa.batch.play_records`, the reference engine's
 results exactly); classic games with ``pickup_order: agent`` are played one by one on the
-reference engine, which asks the agents at each pickup.
+reference engine, which asks the agents at each pickup. It is the one engine of duplicate
+pairs too: a tournament's (game by game) and the solvers' duplicate evaluation's (each agent
+asked for all its hands at once, :func:`decide_together`).
 """
 
 from __future__ import annotations
@@ -39,7 +41,7 @@ from pyanitsa.dealing import deal_from_seed
 from pyanitsa.errors import IllegalActionError, PyanitsaError, PyanitsaRuntimeError
 from pyanitsa.events import RoundEvent
 from pyanitsa.orders import check_order
-from pyanitsa.protocol import Agent, check_game, hand_view, pickup_view
+from pyanitsa.protocol import Agent, HandView, check_game, hand_view, pickup_view
 from pyanitsa.records import Record
 from pyanitsa.results import Result
 from pyanitsa.rng import Rng
@@ -158,7 +160,7 @@ class Timed:
 def play_games(rules: Rules, seatings: Sequence[Sequence[Agent]], seeds: Sequence[int], *,
                time_limit: float | None = None, engine: Literal["batch", "reference"] = "batch",
                before: Callable[[int], None] | None = None,
-               key: AgentKey | None = None) -> list[Timed]:
+               key: AgentKey | None = None, together: bool = False) -> list[Timed]:
     """Play game ``seeds[i]`` with ``seatings[i]`` for every ``i``; each outcome (or the
     :class:`AgentFailure` that forfeited it) is exactly :func:`play_game`'s.
 
@@ -166,6 +168,10 @@ def play_games(rules: Rules, seatings: Sequence[Sequence[Agent]], seeds: Sequenc
     batch core, in one call; ``"reference"`` plays each game with :func:`play_game`.
     ``before(i)`` is called before game ``i``'s decisions (a tournament marks where its worker
     is); ``key`` keys the agents' generators (a tournament's secret; None: from each seed).
+    ``together`` (tactical, no time limit) asks each agent for all its hands at once
+    (:func:`decide_together`); if any of them fails, the games are decided one by one instead,
+    which names the forfeit. A tournament decides game by game: its worker marks which game
+    and seat is deciding, so a hung decision is pinned on its game.
     """
     if len(seatings) != len(seeds):
         raise ValueError(f"{len(seatings)} seatings for {len(seeds)} seeds")
@@ -173,6 +179,12 @@ def play_games(rules: Rules, seatings: Sequence[Sequence[Agent]], seeds: Sequenc
         check_game(agents, rules, len(agents))
     out: list[Timed | None] = [None] * len(seeds)
     pending: list[tuple[int, Record, float]] = []
+    if together and engine == "batch" and time_limit is None and rules.mode == "tactical":
+        start = time.perf_counter()
+        records = decide_together(rules, seatings, seeds, key)
+        if records is not None:
+            share = (time.perf_counter() - start) / max(1, len(records))
+            return _finish([(i, r, share) for i, r in enumerate(records)], out)
     with watching_interrupts():  # once for the run, not per decision (a few µs each)
         for i, (agents, seed) in enumerate(zip(seatings, seeds, strict=True)):
             if before is not None:
@@ -188,6 +200,12 @@ def play_games(rules: Rules, seatings: Sequence[Sequence[Agent]], seeds: Sequenc
                     pending.append((i, record, time.perf_counter() - start))
             except AgentFailure as failure:
                 out[i] = Timed(failure, time.perf_counter() - start)
+    return _finish(pending, out)
+
+
+def _finish(pending: list[tuple[int, Record, float]], out: list[Timed | None]) -> list[Timed]:
+    """Play the ``pending`` records (game index, record, seconds spent deciding) on the batch
+    core in one call, into ``out``."""
     if pending:
         from pyanitsa.batch import play_records
 
@@ -197,6 +215,59 @@ def play_games(rules: Rules, seatings: Sequence[Sequence[Agent]], seeds: Sequenc
         for (i, record, spent), result in zip(pending, results, strict=True):
             out[i] = Timed(GameOutcome(record, result), spent + share)
     return out  # type: ignore[return-value]
+
+
+def _order_all(agent: Agent, views: Sequence[HandView],
+               rngs: Sequence[np.random.Generator]) -> list[Sequence[Card]]:
+    batched = getattr(agent, "order_hands", None)
+    if batched is not None:
+        return list(batched(views, rngs))
+    return [agent.order_hand(v, r) for v, r in zip(views, rngs, strict=True)]
+
+
+def _check_all(answers: Sequence[Sequence[Card]], views: Sequence[HandView],
+               rules: Rules) -> list[tuple[Card, ...]]:
+    if len(answers) != len(views):
+        raise IllegalAnswer(f"{len(answers)} hand orders for {len(views)} hands")
+    return [tuple(check_order(answer, view.hand, "hand order", rules))
+            for answer, view in zip(answers, views, strict=True)]
+
+
+def decide_together(rules: Rules, seatings: Sequence[Sequence[Agent]], seeds: Sequence[int],
+                    key: AgentKey | None = None) -> list[Record] | None:
+    """Every tactical game's record with each agent asked once for all its hands
+    (``order_hands``: a learned agent runs one forward pass a position of the order, not one a
+    hand). A hand seen twice (the same agent, deal and seat: one agent against several
+    opponents) is decided once. Each hand is ordered from its seat's generator in its game, as
+    :func:`prepare_game` orders it, and checked as the referee checks it; None when an agent
+    raises or answers an illegal order (the games are then decided one by one, which names
+    the forfeit)."""
+    table: dict[tuple[int, int, Seat], HandView] = {}  # (players, seed, seat): whoever sits
+    slots: dict[tuple[int, int, Seat], HandView] = {}  # (agent id, seed, seat), in order
+    agents_by_id: dict[int, Agent] = {}
+    for agents, seed in zip(seatings, seeds, strict=True):
+        players = len(agents)
+        if (players, seed, 0) not in table:
+            dealt = deal_from_seed(rules, players, seed)
+            for seat in range(players):
+                table[(players, seed, seat)] = hand_view(rules, seat, dealt.seats,
+                                                         len(dealt.set_aside))
+        for seat, agent in enumerate(agents):
+            agents_by_id[id(agent)] = agent
+            slots.setdefault((id(agent), seed, seat), table[(players, seed, seat)])
+    chosen: dict[tuple[int, int, Seat], tuple[Card, ...]] = {}
+    for ident, agent in agents_by_id.items():
+        mine = [slot for slot in slots if slot[0] == ident]
+        views = [slots[slot] for slot in mine]
+        try:
+            call_agent(warm_agent, agent, rules, len(seatings[0]))
+            answers = call_agent(_order_all, agent, views,
+                                 [seat_rng(seed, seat, key) for _, seed, seat in mine])
+            chosen.update(zip(mine, call_agent(_check_all, answers, views, rules), strict=True))
+        except AgentRaised:
+            return None
+    return [Record(rules, tuple(chosen[(id(a), seed, s)] for s, a in enumerate(agents)))
+            for agents, seed in zip(seatings, seeds, strict=True)]
 
 
 def results_of(played: Sequence[Timed]) -> list[Result]:

@@ -112,7 +112,7 @@ def duel(args: argparse.Namespace, log: Any) -> list[dict[str, Any]]:
             for lo in range(0, args.pairs, step)]
     from tqdm import tqdm
 
-    from pyanitsa.solvers.duplicate import mean_var, normal_half_width
+    from pyanitsa.ratings.scores import half_width, mean_var
 
     scores: dict[str, list[float]] = {o: [] for o in args.opponents}
     with ProcessPoolExecutor(args.workers) as pool, \
@@ -125,7 +125,7 @@ def duel(args: argparse.Namespace, log: Any) -> list[dict[str, Any]]:
     for name in args.opponents:
         xs = scores[name]
         n = len(xs)
-        mean, half = mean_var(xs)[0], normal_half_width(xs)
+        mean, half = mean_var(xs)[0], half_width(xs, spread="normal") or 0.0
         rows.append({"opponent": name, "pairs": n, "score": mean,
                      "ci95": [mean - half, mean + half], "beats": mean - half > 0.5})
         print(f"duel {name:<30} vs {args.candidate}: {mean:.3f} [{mean - half:.3f}, "

@@ -1,6 +1,6 @@
 """Game theory, installed as ``pyanitsa.solvers``: best responses, exploitability, exact and
-approximate equilibria of tactical deals, the zero-sum LP, their compiled kernels, and
-duplicate evaluation.
+approximate equilibria of tactical deals, the zero-sum LP, their compiled kernels; the
+meta-game and α-Rank of an empirical game of agents; and duplicate evaluation.
 
 The wing's agents (``equilibrium``, ``nash``, ``best_response``) register their names with the
 spec registry of :mod:`pyanitsa.agents` when imported; the registry finds this wing through

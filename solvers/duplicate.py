@@ -4,32 +4,28 @@ figures of its pairs.
 The luck of the deal cancels: a *pair* (one deal, both seatings) scores the agent's mean
 tournament points over its two games (win 1, shared win 1/2, loss 0, as in ``tournaments``), so
 0.5 is an even match. Its figures are counted over pairs (deals are independent, the two games
-of a pair are not): :func:`duplicate_match`'s 95% interval (normal approximation), and the
-pair counts (:class:`PairCounts`) and likelihood of superiority that ``pyanitsa match``
-(:mod:`pyanitsa.tournaments.matches`, which plays its pairs through the tournament runner)
-reports from the same pair scores.
+of a pair are not): :func:`duplicate_match`'s 95% interval (normal approximation), from
+:mod:`pyanitsa.ratings.scores`, whose pair counts and likelihood of superiority ``pyanitsa
+match`` (:mod:`pyanitsa.tournaments.matches`) reports from the same pair scores.
 
 Games are exactly :func:`pyanitsa.agents.play_game`'s games with the same seeds (deal, agent
-generators, validation), but every hand of every deal is ordered first, through ``order_hands``,
-so a learned agent runs one batched forward pass per position instead of one per hand, and the
-batch core then plays all the games of a chunk in one call (:func:`play_pairs`, which also
-plays one agent against several opponents, ordering its hands once).
+generators, validation), played by the one engine that plays every game of a tournament too,
+:func:`pyanitsa.agents.game.play_games`: every hand of every deal is ordered first, each agent
+asked for all its hands at once (``order_hands``), so a learned agent runs one batched forward
+pass per position instead of one per hand, and the batch core then plays all the games of a
+chunk in one call (:func:`play_pairs`, which also plays one agent against several opponents,
+ordering its hands once).
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from typing import cast
 
-import numpy as np
-
-from pyanitsa.agents.game import check_order, seat_rng
-from pyanitsa.batch import play_records
-from pyanitsa.dealing import deal_from_seed
-from pyanitsa.protocol import Agent, HandView, hand_view
-from pyanitsa.records import Record
+from pyanitsa.agents.game import play_games, results_of
+from pyanitsa.protocol import Agent
+from pyanitsa.ratings.scores import half_width, mean_var
 from pyanitsa.results import TacticalResult
 from pyanitsa.rng import derive_seed
 from pyanitsa.rules import Rules
@@ -72,35 +68,21 @@ class DuelResult:
         return {**asdict(self), "low": self.low, "high": self.high, "verdict": self.verdict}
 
 
-def order_all(agent: Agent, views: Sequence[HandView],
-              rngs: Sequence[np.random.Generator]) -> list[Sequence[int]]:
-    batched = getattr(agent, "order_hands", None)
-    if batched is not None:
-        return list(batched(views, rngs))
-    return [agent.order_hand(v, r) for v, r in zip(views, rngs, strict=True)]
-
-
 def play_pairs(rules: Rules, agent: Agent, opponents: Sequence[Agent], seeds: Sequence[int]
                ) -> list[list[TacticalResult]]:
     """Every opponent's games against ``agent`` on the deals ``seeds``: ``out[o][2 * i + k]`` is
-    deal ``i`` with the agent in seat ``k``. The agent orders each hand once for all of them."""
-    # game (deal i, seating k): the agent in seat k, the opponent in seat 1 - k
-    mine_v, opp_v = [], []
-    for gs in seeds:
-        dealt = deal_from_seed(rules, 2, gs)
-        views = [hand_view(rules, s, dealt.seats, len(dealt.set_aside)) for s in (0, 1)]
-        for k in (0, 1):
-            mine_v.append(views[k])
-            opp_v.append(views[1 - k])
-    mine = order_all(agent, mine_v, [seat_rng(gs, k) for gs in seeds for k in (0, 1)])
-    records = []
-    for opponent in opponents:  # fresh generators each: the last opponent's have moved on
-        theirs = order_all(opponent, opp_v, [seat_rng(gs, 1 - k) for gs in seeds for k in (0, 1)])
-        for j in range(2 * len(seeds)):
-            a = tuple(check_order(mine[j], mine_v[j].hand, "agent hand order", rules))
-            b = tuple(check_order(theirs[j], opp_v[j].hand, "opponent hand order", rules))
-            records.append(Record(rules, (a, b) if j % 2 == 0 else (b, a)))
-    results = play_records(records)  # the batch core, all games in one call
+    deal ``i`` with the agent in seat ``k``. Played by the referee's engine
+    (:func:`pyanitsa.agents.game.play_games`, every hand decided first, each agent asked for
+    all its hands at once, the agent's hands once for all the opponents); an agent that fails
+    a decision raises the referee's :class:`~pyanitsa.agents.game.AgentFailure`."""
+    seatings: list[tuple[Agent, Agent]] = []
+    game_seeds: list[int] = []
+    for opponent in opponents:
+        pair = ((agent, opponent), (opponent, agent))  # the same tuples: checked once each
+        for gs in seeds:
+            seatings += pair
+            game_seeds += (gs, gs)
+    results = results_of(play_games(rules, seatings, game_seeds, together=True))
     games = 2 * len(seeds)
     assert all(isinstance(r, TacticalResult) for r in results)
     tactical = cast("list[TacticalResult]", results)
@@ -119,18 +101,6 @@ def pair_scores(results: Sequence[TacticalResult], side: int = 0) -> list[float]
             for i in range(len(results) // 2)]
 
 
-def mean_var(scores: Sequence[float]) -> tuple[float, float]:
-    """The mean of pair scores and their sample variance (0 for one pair)."""
-    n = len(scores)
-    mean = sum(scores) / n
-    return mean, sum((p - mean) ** 2 for p in scores) / max(1, n - 1)
-
-
-def normal_half_width(scores: Sequence[float]) -> float:
-    """Half-width of the 95% normal-approximation interval of the mean pair score."""
-    return 1.96 * math.sqrt(mean_var(scores)[1] / len(scores))
-
-
 def duplicate_match(rules: Rules, agent: Agent, opponent: Agent, deals: int, seed: int, *,
                     label: str | None = None, chunk: int = 2000) -> DuelResult:
     """``agent`` against ``opponent`` on ``deals`` deals (game seeds ``derive_seed(seed, i)``)."""
@@ -144,43 +114,9 @@ def duplicate_match(rules: Rules, agent: Agent, opponent: Agent, deals: int, see
     points = [seat_points(r, j % 2) for j, r in enumerate(results)]
     margins = [r.scores[j % 2] - r.scores[1 - j % 2] for j, r in enumerate(results)]
     name = label or getattr(opponent, "name", type(opponent).__name__)
-    return DuelResult(name, len(pairs), mean_var(pairs)[0], normal_half_width(pairs),
+    # one pair has no spread: its interval is reported as the point
+    half = half_width(pairs, spread="normal") or 0.0
+    return DuelResult(name, len(pairs), mean_var(pairs)[0], half,
                       sum(margins) / len(margins), points.count(1.0),
                       sum(0.0 < x < 1.0 for x in points), points.count(0.0))
 
-
-# -- the figures of pair scores (``pyanitsa match`` reports them too) -----------------------------
-
-
-@dataclass(frozen=True)
-class PairCounts:
-    """The first agent's duplicate pairs: won (pair score above 1/2), drawn, lost."""
-
-    wins: int
-    draws: int
-    losses: int
-    pentanomial: tuple[int, int, int, int, int]
-    """Pairs scoring 0, 1/4, 1/2, 3/4 and 1 (a pair is two games: halves come from draws)."""
-
-    @classmethod
-    def of(cls, scores: Sequence[float]) -> PairCounts:
-        penta = [0] * 5
-        for s in scores:
-            penta[min(4, max(0, round(4 * s)))] += 1
-        return cls(sum(s > 0.5 for s in scores), sum(s == 0.5 for s in scores),
-                   sum(s < 0.5 for s in scores),
-                   (penta[0], penta[1], penta[2], penta[3], penta[4]))
-
-
-def likelihood_of_superiority(scores: Sequence[float]) -> float | None:
-    """``Phi((mean - 1/2) / se)`` over pair scores; a certain 1 or 0 when every pair scored
-    the same (no spread), 1/2 for exactly even; None for fewer than two pairs."""
-    from scipy import stats as sps
-
-    n = len(scores)
-    if n < 2:
-        return None
-    mean, var = mean_var(scores)
-    if var == 0.0:
-        return 0.5 if mean == 0.5 else float(mean > 0.5)
-    return float(sps.norm.cdf((mean - 0.5) / math.sqrt(var / n)))

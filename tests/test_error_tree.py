@@ -38,7 +38,7 @@ from pyanitsa.tournaments.config import TournamentConfigError, TournamentError, 
 from pyanitsa.tournaments.store import TournamentStoreError
 
 ROOT = Path(__file__).resolve().parent.parent
-WINGS = ("pyanitsa", "research", "envs", "agents", "solvers", "policies", "tournaments",
+WINGS = ("pyanitsa", "research", "envs", "agents", "ratings", "solvers", "policies", "tournaments",
          "training", "cli")
 
 INPUT = {

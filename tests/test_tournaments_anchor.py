@@ -7,10 +7,11 @@ import math
 import pytest
 from scipy import optimize
 
+from pyanitsa.ratings.plackett_luce import ELO_PER_NAT, PRIOR_SD_ELO
 from pyanitsa.tournaments.config import TournamentConfigError, parse_config
 from pyanitsa.tournaments.games import GameRow, points_from_places
 from pyanitsa.tournaments.report import console_table
-from pyanitsa.tournaments.stats import ELO_PER_NAT, PRIOR_SD_ELO, summarize
+from pyanitsa.tournaments.stats import summarize
 
 
 def config(**fields):

@@ -11,8 +11,8 @@ import pytest
 from scipy import stats as sps
 
 from pyanitsa.cli import main
+from pyanitsa.ratings.sprt import elo_of_score
 from pyanitsa.tournaments import MatchResult, match
-from pyanitsa.tournaments.sprt import elo_of_score
 from pyanitsa.tournaments.store import Store
 
 KEYS = {"agents", "pairs_played", "score", "ci95", "elo", "elo_ci95", "los", "pairs",

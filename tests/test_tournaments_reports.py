@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from pyanitsa.tournaments.sprt import SprtResult, sprt_statement
+from pyanitsa.ratings.sprt import SprtResult, sprt_statement
 
 
 def sprt_result(decision, llr, lower=-2.944439, upper=2.944439):
@@ -107,16 +107,6 @@ def test_a_round_robin_keeps_its_heatmap(tmp_path):
 
 
 # -- live standings ----------------------------------------------------------------------------
-
-
-def test_bradley_terry_of_two_agents_is_the_elo_of_the_score():
-    from pyanitsa.tournaments.live import bradley_terry
-    from pyanitsa.tournaments.sprt import elo_of_score
-
-    wins = [[0.0, 75.0, 0.0], [25.0, 0.0, 0.0], [0.0, 0.0, 0.0]]  # 75 of 100 to the first
-    a, b, nobody = bradley_terry(wins, [[0, 100, 0], [100, 0, 0], [0, 0, 0]])
-    assert nobody is None and a == pytest.approx(-b)
-    assert a - b == pytest.approx(elo_of_score(75.5 / 101), abs=1e-6)  # one virtual draw
 
 
 @pytest.mark.parametrize("anchor", [None, "weak"])

@@ -1,12 +1,11 @@
-"""Tournament building blocks without playing: config, schedule, scoring, statistics, SPRT."""
+"""Tournament building blocks without playing: config, schedule, scoring, counting blocks,
+statistics (the maths itself: tests/test_ratings.py)."""
 
 from __future__ import annotations
 
 import math
 
-import numpy as np
 import pytest
-from scipy import stats as sps
 
 from pyanitsa.config import apply_override as _apply_override
 from pyanitsa.results import ClassicResult, TacticalResult, Termination
@@ -20,15 +19,7 @@ from pyanitsa.tournaments.games import (
     points_from_places,
 )
 from pyanitsa.tournaments.schedule import GameKey, Schedule
-from pyanitsa.tournaments.sprt import Sprt, elo_of_score, expected_score, sprt_bounds, sprt_llr
-from pyanitsa.tournaments.stats import (
-    ELO_PER_NAT,
-    RankingData,
-    count_blocks,
-    head_to_head,
-    mean_interval,
-    summarize,
-)
+from pyanitsa.tournaments.stats import count_blocks, head_to_head, summarize
 from pyanitsa.tournaments.store import Store
 
 BASE = {"agents": ["a", "b"], "rules": {"preset": "tactical"}}
@@ -166,93 +157,6 @@ def test_forfeit_places():
     assert points_from_places(forfeit_places(2, 0)) == (0.0, 1.0)
 
 
-# -- Plackett–Luce / Bradley–Terry --------------------------------------------------------------------
-
-
-def two_player_games(wins, draws, losses):
-    return [((0, 1), (1, 2))] * wins + [((0, 1), (1, 1))] * draws + [((0, 1), (2, 1))] * losses
-
-
-def test_bradley_terry_matches_the_closed_form():
-    # Two agents: the MLE is the Elo difference of the score, draws counting half.
-    data = RankingData.build(2, two_player_games(30, 10, 10))
-    elo = data.fit(prior_sd=None)
-    assert elo[0] - elo[1] == pytest.approx(elo_of_score(0.7), abs=1e-3)
-    assert elo_of_score(0.7) == pytest.approx(147.19, abs=0.01)
-    assert expected_score(elo_of_score(0.7)) == pytest.approx(0.7)
-    assert RankingData.build(2, two_player_games(0, 7, 0)).fit() == pytest.approx([0, 0],
-                                                                                   abs=1e-6)
-
-
-def test_ties_are_the_mean_log_likelihood_over_tie_breaks():
-    # one game, places (1, 1, 2): the mean of the log-likelihoods of orders 0>1>2 and 1>0>2
-    data = RankingData.build(3, [((0, 1, 2), (1, 1, 2))])
-    rng = np.random.default_rng(3)
-
-    def ll(w, order):
-        left = list(order)
-        total = 0.0
-        for i in order:
-            total += math.log(w[i] / sum(w[j] for j in left))
-            left.remove(i)
-        return total
-
-    for _ in range(5):
-        elo = rng.normal(0, 200, 3)
-        w = np.exp(elo / ELO_PER_NAT)
-        assert data.log_likelihood(elo) == pytest.approx((ll(w, (0, 1, 2)) + ll(w, (1, 0, 2)))
-                                                         / 2)
-
-
-def test_plackett_luce_recovers_simulated_ratings():
-    rng = np.random.default_rng(11)
-    true = np.array([0.0, 120.0, 240.0, -360.0, 60.0])
-    strength = np.exp(true / ELO_PER_NAT)
-    games = []
-    for _ in range(6000):
-        table = rng.choice(5, size=4, replace=False)
-        left = list(range(4))
-        order = []
-        while left:
-            p = strength[table[left]] / strength[table[left]].sum()
-            order.append(left.pop(rng.choice(len(left), p=p)))
-        seat_places = [0] * 4
-        for place, seat in enumerate(order, 1):
-            seat_places[seat] = place
-        games.append((tuple(int(a) for a in table), tuple(seat_places)))
-    elo = RankingData.build(5, games).fit()
-    assert elo == pytest.approx(true - true.mean(), abs=25)
-
-
-# -- SPRT ------------------------------------------------------------------------------------------
-
-
-def test_sprt_formula_and_bounds():
-    low, high = sprt_bounds(0.05, 0.05)
-    assert (low, high) == pytest.approx((-2.944439, 2.944439))
-    s0, s1 = 0.5, 1 / (1 + 10 ** (-20 / 400))
-    assert sprt_llr(400, 0.56, 0.08, 0, 20) == \
-        pytest.approx(400 * (s1 - s0) * (2 * 0.56 - s0 - s1) / (2 * 0.08))
-    assert sprt_llr(0, 0.9, 0.1, 0, 20) == 0.0
-
-
-@pytest.mark.parametrize(("true_elo", "expect"), [(0.0, "H0"), (40.0, "H1")])
-def test_sprt_error_rates_on_simulated_pairs(true_elo, expect):
-    from pyanitsa.tournaments.config import SprtConfig
-
-    rng = np.random.default_rng(5)
-    p = expected_score(true_elo)
-    params = SprtConfig(elo0=0, elo1=40, alpha=0.05, beta=0.05)
-    right = 0
-    runs = 150
-    for _ in range(runs):
-        test = Sprt(params)
-        while test.decision is None:
-            test.add(rng.binomial(2, p) / 2)  # a duplicate pair: two games
-        right += test.decision == expect
-    assert right / runs >= 0.9
-
-
 # -- head to head, counting ---------------------------------------------------------------------------
 
 
@@ -260,15 +164,6 @@ def row(pairing, deal, rotation, seats, places):
     return GameRow(pairing, deal, rotation, 1, tuple(seats), "win",
                    points_from_places(places), tuple(places), None, 10, 10, None, None, None,
                    None, None, 0.0)
-
-
-def test_mean_interval_is_student_t():
-    xs = [0.0, 0.5, 1.0, 1.0, 0.5, 1.0]
-    mean, lo, hi = mean_interval(xs)
-    ref = sps.t.interval(0.95, len(xs) - 1, loc=np.mean(xs), scale=sps.sem(xs))
-    assert mean == pytest.approx(np.mean(xs))
-    assert (lo, hi) == pytest.approx((ref[0], min(1.0, ref[1])))
-    assert mean_interval([0.5]) == (0.5, None, None)
 
 
 def test_head_to_head_counts_blocks_not_games():

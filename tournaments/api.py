@@ -16,9 +16,9 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from pyanitsa.ratings.sprt import SprtResult
 from pyanitsa.tournaments.config import TournamentConfig, load_config, parse_config
 from pyanitsa.tournaments.events import EventSink
-from pyanitsa.tournaments.sprt import SprtResult
 from pyanitsa.tournaments.stats import Summary as Statistics
 
 RUN_OPTIONS = ("resume", "overwrite", "progress", "events", "reports", "key")

@@ -5,16 +5,16 @@ a long run pays a dictionary update a game for them, never a re-read of the data
 
 from __future__ import annotations
 
-import math
 import time
 from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
+from pyanitsa.ratings.plackett_luce import bradley_terry
+from pyanitsa.ratings.sprt import Sprt
 from pyanitsa.tournaments.config import TournamentConfig
 from pyanitsa.tournaments.games import GameRow
 from pyanitsa.tournaments.schedule import Schedule
-from pyanitsa.tournaments.sprt import Sprt
 from pyanitsa.tournaments.stats import block_score, pairwise
 
 STANDINGS_SECONDS = 5.0
@@ -27,7 +27,7 @@ class SprtTracker:
     def __init__(self, config: TournamentConfig, schedule: Schedule) -> None:
         assert config.sprt is not None
         self.schedule = schedule
-        self.tests = {p.index: Sprt(config.sprt) for p in schedule.pairings}
+        self.tests = {p.index: Sprt(**config.sprt.model_dump()) for p in schedule.pairings}
         self.next_deal = dict.fromkeys(self.tests, 0)
         self.partial: dict[tuple[int, int], list[GameRow]] = {}
         self.ready: dict[tuple[int, int], float] = {}
@@ -116,27 +116,3 @@ class LiveStandings:
                 for i in range(n)]
         return sorted(rows, key=lambda r: (r["elo"] is None, -(r["elo"] or 0.0),
                                            -(r["score"] or 0.0)))
-
-
-def bradley_terry(wins: list[list[float]], met: list[list[int]], iterations: int = 500
-                  ) -> list[float | None]:
-    """Elo ratings (mean 0) of a matrix of pairwise wins (``wins[i][j]``, draws as halves)
-    out of ``met[i][j]`` games, by Hunter's MM iteration with one virtual draw per pair that
-    met; None for an agent that met nobody."""
-    n = len(wins)
-    played = [i for i in range(n) if any(met[i])]
-    w = [[wins[i][j] + 0.5 if met[i][j] else 0.0 for j in range(n)] for i in range(n)]
-    m = [[met[i][j] + 1 if met[i][j] else 0 for j in range(n)] for i in range(n)]
-    gamma = [1.0] * n
-    for _ in range(iterations):
-        new = list(gamma)
-        for i in played:
-            denominator = sum(m[i][j] / (gamma[i] + gamma[j]) for j in played if m[i][j])
-            new[i] = sum(w[i]) / denominator
-        mean_log = sum(math.log(new[i]) for i in played) / len(played)
-        new = [g / math.exp(mean_log) for g in new]
-        done = max(abs(new[i] - gamma[i]) / gamma[i] for i in played) < 1e-9
-        gamma = new
-        if done:
-            break
-    return [400.0 * math.log10(gamma[i]) if i in played else None for i in range(n)]

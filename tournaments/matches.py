@@ -12,9 +12,10 @@ seatings), the unit that is independent from one deal to the next:
 * ``pairs``: pairs won (score above 1/2), drawn and lost, and the pentanomial counts (pairs
   scoring 0, 1/4, 1/2, 3/4 and 1).
 
-The pair figures are :mod:`pyanitsa.solvers.duplicate`'s, the duplicate evaluation that
-training and the benchmarks run in memory (:func:`~pyanitsa.solvers.duplicate.duplicate_match`);
-a match plays its games through the runner instead, for its store, workers, forfeits and SPRT.
+The pair figures are :mod:`pyanitsa.ratings.scores`', as for the duplicate evaluation that
+training and the benchmarks run in memory (:func:`~pyanitsa.solvers.duplicate.duplicate_match`).
+Both play their games with the referee's one engine (:func:`pyanitsa.agents.game.play_games`);
+a match goes through the runner, for its store, workers, time limits, forfeits and SPRT.
 """
 
 from __future__ import annotations
@@ -26,13 +27,13 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from pyanitsa.solvers.duplicate import PairCounts, likelihood_of_superiority
+from pyanitsa.ratings.scores import PairCounts, likelihood_of_superiority, mean_interval
+from pyanitsa.ratings.sprt import SprtResult, elo_of_score
 from pyanitsa.tournaments.api import Standing, run, statistics, summary_of
 from pyanitsa.tournaments.config import TournamentConfig, parse_config
 from pyanitsa.tournaments.games import GameRow
 from pyanitsa.tournaments.schedule import Schedule
-from pyanitsa.tournaments.sprt import SprtResult, elo_of_score
-from pyanitsa.tournaments.stats import block_score, count_blocks, mean_interval
+from pyanitsa.tournaments.stats import block_score, count_blocks
 
 DEALS = 100
 """Deals (duplicate pairs) of a match without an SPRT."""

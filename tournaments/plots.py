@@ -145,7 +145,7 @@ def plot_gauntlet(path: Path, summary: Summary) -> None:
 
 
 def _elo_of_percent(p: Any) -> Any:
-    """:func:`~pyanitsa.tournaments.sprt.elo_of_score` on arrays of percents, as matplotlib's
+    """:func:`~pyanitsa.ratings.sprt.elo_of_score` on arrays of percents, as matplotlib's
     secondary axis needs (clipped: the axis runs from 0 to 100)."""
     import numpy as np
 

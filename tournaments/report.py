@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from pyanitsa.ratings.sprt import SprtResult, elo_of_score
 from pyanitsa.tournaments import seatings, strength
 from pyanitsa.tournaments.games import GameRow
 from pyanitsa.tournaments.meta import console_line, markdown_section
@@ -22,7 +23,6 @@ from pyanitsa.tournaments.plots import (
     plot_head_to_head,
     plot_ratings,
 )
-from pyanitsa.tournaments.sprt import SprtResult, elo_of_score
 from pyanitsa.tournaments.stats import AgentStats, Summary
 
 FILES = ("report.md", "results.csv", "results.json", "ratings.png")

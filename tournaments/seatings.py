@@ -1,12 +1,12 @@
 """The meta-game of a table of three or more seats: the empirical payoff table over seatings,
 its α-Rank, and a gauntlet's verdict.
 
-The head-to-head game (:mod:`~pyanitsa.tournaments.meta`) reduces every table to pairs of
+The head-to-head game (:mod:`pyanitsa.solvers.meta_game`) reduces every table to pairs of
 places. At three or more seats who else sits at the table matters too, so this module keeps
 the results per **seating** (the multiset of agents at a table, whatever their seats): each
 agent's mean points a seat there (and its mean cards, tactical), over complete duplicate blocks,
 in which every seat rotation of a deal is played. That is the empirical symmetric game whose
-strategies are the agents, and its α-Rank (:mod:`~pyanitsa.tournaments.alpharank`) ranks them
+strategies are the agents, and its α-Rank (:mod:`pyanitsa.solvers.alpharank`) ranks them
 by which of them a population settles on. α-Rank needs, for every two agents, every table of
 those two alone: a round robin with ``copies: true`` plays them; a table of one agent alone is
 never played, its seats share its 1 point a game evenly.
@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from pyanitsa.tournaments.alpharank import ALPHA, POPULATION, alpha_rank
+from pyanitsa.solvers.alpharank import ALPHA, POPULATION, seating_alpha_rank
 from pyanitsa.tournaments.config import TournamentConfig
 from pyanitsa.tournaments.games import GameRow
 from pyanitsa.tournaments.meta import _md_table
@@ -129,15 +129,7 @@ def seatings(blocks: dict[tuple[int, int], list[GameRow]]) -> list[Seating]:
 
 def rank(n: int, players: int, found: Sequence[Seating]) -> list[float] | None:
     """α-Rank of the agents ``0..n-1`` on the seatings' mean points."""
-    table = {s.agents: s.points for s in found}
-
-    def payoff(r: int, s: int, count: int) -> float | None:
-        if count == players:
-            return 1.0 / players  # one agent alone: its seats share the game's point
-        at = table.get(tuple(sorted([r] * count + [s] * (players - count))))
-        return None if at is None else at.get(r)
-
-    p = alpha_rank(n, players, payoff)
+    p = seating_alpha_rank(n, players, {s.agents: s.points for s in found})
     return None if p is None else [round(float(x), 12) for x in p]
 
 

@@ -1,4 +1,7 @@
-"""Aggregate statistics of a tournament, computed from its game rows alone.
+"""Aggregate statistics of a tournament, computed from its game rows alone: this module
+counts the rows and turns them into the plain inputs of the maths, which lives below it
+(:mod:`pyanitsa.ratings` the ratings, intervals and SPRT; :mod:`pyanitsa.solvers.meta_game`
+and :mod:`pyanitsa.solvers.alpharank` the meta-games).
 
 * Per agent: games, wins/draws/losses, points, mean score margin (tactical), game length,
   forfeits.
@@ -12,11 +15,11 @@
   Gaussian prior (sd 1000 Elo) that keeps ratings finite for an agent that always wins or
   loses. Mean rating 0, or 0 for the ``anchor``. Intervals and the LOS matrix come from a
   bootstrap over deals: blocks resampled with replacement within each pairing, with a seeded
-  generator.
-* SPRT (:mod:`~pyanitsa.tournaments.sprt`): which blocks it counts, up to its decision.
-* The meta-game (``meta``): the Nash mixture of the head-to-head game, each agent's score
-  against it and the cycles that hold at 95%, because in a non-transitive field the ratings
-  alone mislead.
+  generator (:mod:`pyanitsa.ratings.plackett_luce`).
+* SPRT (:mod:`pyanitsa.ratings.sprt`): which blocks it counts, up to its decision.
+* The meta-game (:mod:`pyanitsa.solvers.meta_game`): the Nash mixture of the head-to-head
+  game, each agent's score against it and the cycles that hold at 95%, because in a
+  non-transitive field the ratings alone mislead.
 * At 3+ seats, the seating game (``seatings``): each agent's mean points a seat per seating,
   its α-Rank, and a gauntlet's verdict (does any opponent beat the candidate at 95%).
 """
@@ -29,23 +32,15 @@ from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-import numpy as np
-from scipy import stats as sps
-
+from pyanitsa.ratings.plackett_luce import Ratings, rate
+from pyanitsa.ratings.scores import mean_interval
+from pyanitsa.ratings.sprt import Sprt, SprtResult
+from pyanitsa.solvers.meta_game import MetaGame, meta_game
+from pyanitsa.tournaments.anchor import anchor_index
 from pyanitsa.tournaments.config import TournamentConfig
 from pyanitsa.tournaments.games import FORFEIT, GameRow
-from pyanitsa.tournaments.meta import MetaGame, meta_game
-from pyanitsa.tournaments.ratings import (  # noqa: F401  (ELO_PER_NAT, PRIOR_SD_ELO:
-    # re-exported, read from here)
-    ELO_PER_NAT,
-    PRIOR_SD_ELO,
-    RankingData,
-    Ratings,
-    ratings,
-)
 from pyanitsa.tournaments.schedule import GameKey, Schedule
 from pyanitsa.tournaments.seatings import SeatingGame, seating_game
-from pyanitsa.tournaments.sprt import Sprt, SprtResult
 
 # -- counting -----------------------------------------------------------------------------------------
 
@@ -75,7 +70,7 @@ def count_blocks(config: TournamentConfig, schedule: Schedule, rows: Iterable[Ga
     if config.sprt is not None:
         names = config.names
         for pairing in schedule.pairings:
-            test = Sprt(config.sprt)
+            test = Sprt(**config.sprt.model_dump())
             first = pairing.entries[0]
             deal = 0
             while (pairing.index, deal) in complete and test.decision is None:
@@ -219,15 +214,27 @@ def head_to_head(n: int, blocks: dict[tuple[int, int], list[GameRow]]) -> HeadTo
     return HeadToHead(score, low, high, count, games)
 
 
-def mean_interval(xs: Sequence[float], level: float = 0.95
-                  ) -> tuple[float, float | None, float | None]:
-    """The mean with a Student-t interval (None for fewer than two values)."""
-    arr = np.asarray(xs, dtype=float)
-    mean = float(arr.mean())
-    if len(arr) < 2:
-        return mean, None, None
-    half = float(sps.t.ppf(0.5 + level / 2, len(arr) - 1) * arr.std(ddof=1) / math.sqrt(len(arr)))
-    return mean, max(0.0, mean - half), min(1.0, mean + half)
+# -- ratings ------------------------------------------------------------------------------------------
+
+
+def ratings(config: TournamentConfig, blocks: dict[tuple[int, int], list[GameRow]]
+            ) -> Ratings | None:
+    """The Plackett–Luce ratings of the games that count (None before any), with the
+    config's bootstrap over deals: blocks resampled within each pairing."""
+    games = [row for rows in blocks.values() for row in rows]
+    if not games:
+        return None
+    # block index of each game, blocks grouped by pairing
+    block_ids: dict[tuple[int, int], int] = {}
+    game_block = [block_ids.setdefault((r.pairing, r.deal), len(block_ids)) for r in games]
+    by_pairing: dict[int, list[int]] = defaultdict(list)
+    for (pairing, _), bid in block_ids.items():
+        by_pairing[pairing].append(bid)
+    # a config that has not run yet has no seed; the database's always has the one it played
+    seed = config.seed if config.seed is not None else 0
+    return rate(len(config.agents), [(row.seats, row.places) for row in games],
+                anchor=anchor_index(config), bootstrap=config.bootstrap,
+                game_block=game_block, strata=list(by_pairing.values()), seed=seed)
 
 
 # -- the summary ---------------------------------------------------------------------------------------

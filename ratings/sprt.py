@@ -1,12 +1,14 @@
 """Logistic Elo and the SPRT of a two-player pairing: a generalized SPRT on the block scores (one per duplicate
-pair), logistic Elo, normal approximation as in fishtest; and how a result is stated."""
+pair), logistic Elo, normal approximation as in fishtest; and how a result is stated.
+
+Plain inputs (the hypotheses and error rates as floats, block scores one at a time); a
+tournament's ``sprt:`` settings (:class:`pyanitsa.tournaments.config.SprtConfig`) are
+exactly :class:`Sprt`'s keywords."""
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-
-from pyanitsa.tournaments.config import SprtConfig
 
 
 def expected_score(elo: float) -> float:
@@ -46,9 +48,10 @@ class Sprt:
     weighs nothing after a few dozen blocks.
     """
 
-    def __init__(self, params: SprtConfig) -> None:
-        self.params = params
-        self.lower, self.upper = sprt_bounds(params.alpha, params.beta)
+    def __init__(self, *, elo0: float, elo1: float, alpha: float, beta: float) -> None:
+        self.elo0, self.elo1 = elo0, elo1
+        """H0: the first agent is ``elo0`` stronger (logistic Elo); H1: ``elo1`` stronger."""
+        self.lower, self.upper = sprt_bounds(alpha, beta)
         self.n = 0
         self.total = 0.0
         self.total_sq = 0.0
@@ -66,7 +69,7 @@ class Sprt:
 
     @property
     def llr(self) -> float:
-        return sprt_llr(self.n, self.mean, self.var, self.params.elo0, self.params.elo1)
+        return sprt_llr(self.n, self.mean, self.var, self.elo0, self.elo1)
 
     def add(self, score: float) -> str | None:
         """Count one more block; return the decision once reached (then ignore the rest)."""

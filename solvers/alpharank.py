@@ -24,7 +24,7 @@ numbers, so a probability of ``exp(-4000)`` counts exactly as much as it should.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
 from scipy import special, stats
@@ -88,3 +88,19 @@ def alpha_rank(n: int, players: int, payoff: Payoff, *, alpha: float = ALPHA,
             log_rates[s, r] = -np.log(n - 1) + log_fixation(
                 ur, us, players=k, alpha=alpha, population=population)  # type: ignore[arg-type]
     return np.exp(log_stationary(log_rates))
+
+
+def seating_alpha_rank(n: int, players: int, points: Mapping[tuple[int, ...], Mapping[int, float]],
+                       ) -> np.ndarray | None:
+    """α-Rank of agents ``0..n-1`` from a table of results per seating: ``points[seating][r]``
+    is agent ``r``'s mean points a seat at the table of the agents ``seating`` (sorted, an
+    agent once per seat). A table of one agent alone needs no entry: its seats share the
+    game's 1 point evenly."""
+
+    def payoff(r: int, s: int, count: int) -> float | None:
+        if count == players:
+            return 1.0 / players
+        at = points.get(tuple(sorted([r] * count + [s] * (players - count))))
+        return None if at is None else at.get(r)
+
+    return alpha_rank(n, players, payoff)

@@ -1,13 +1,24 @@
-"""Ratings of a tournament: Plackett–Luce (Bradley–Terry for two seats) maximum likelihood on
-Elo's scale, with bootstrap intervals over duplicate blocks. :mod:`pyanitsa.tournaments.stats`
-builds the summary from them and re-exports these names.
+"""Ratings from places: Plackett–Luce (Bradley–Terry for two seats) maximum likelihood on
+Elo's scale, anchored or mean 0, with bootstrap intervals over independent blocks of games.
+
+Plain inputs (each game's agents and places, each game's block, the blocks of each stratum);
+:mod:`pyanitsa.tournaments.stats` turns a tournament's rows into them. :func:`bradley_terry`
+is the quick pairwise fit of the live standings during a run (a matrix of wins, no bootstrap).
+
+An anchor (``anchor: NAME`` in a tournament config, ``--anchor`` for a match): the fit only
+fixes rating differences; with its prior it comes out with mean 0 over the field, so an
+agent's number moves whenever the field changes. With an anchor the anchor is 0 and every
+other rating is its difference from the anchor. The intervals are those of the differences:
+each bootstrap refit is shifted by its own anchor rating before the quantiles are taken, so
+the anchor's interval is [0, 0] and the others' include the anchor's uncertainty. The
+likelihood of superiority does not change (a common shift keeps every order).
 """
 
 from __future__ import annotations
 
 import itertools
 import math
-from collections import Counter, defaultdict
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
@@ -16,9 +27,6 @@ import numpy as np
 from scipy import optimize, sparse
 
 from pyanitsa.rng import derive_seed
-from pyanitsa.tournaments.anchor import anchored
-from pyanitsa.tournaments.config import TournamentConfig
-from pyanitsa.tournaments.games import GameRow
 
 ELO_PER_NAT = 400.0 / math.log(10.0)
 """Elo points per unit of natural log-strength: P(i beats j) = 1 / (1 + 10^(-(Ri - Rj)/400))."""
@@ -137,37 +145,70 @@ class Ratings:
         return asdict(self)
 
 
-def ratings(config: TournamentConfig, blocks: dict[tuple[int, int], list[GameRow]]
-            ) -> Ratings | None:
-    games = [row for rows in blocks.values() for row in rows]
-    if not games:
-        return None
-    n = len(config.agents)
-    data = RankingData.build(n, [(row.seats, row.places) for row in games])
-    elo = anchored(config, data.fit())
-    if config.bootstrap == 0:
+def anchored(elo: np.ndarray, anchor: int | None) -> np.ndarray:
+    """Ratings (one row, or one row per bootstrap refit) minus the rating of agent ``anchor``
+    in the same row; unchanged without an anchor."""
+    elo = np.asarray(elo, dtype=float)
+    return elo if anchor is None else elo - elo[..., anchor:anchor + 1]
+
+
+Game = tuple[Sequence[int], Sequence[int]]
+"""One game: the agent in each seat, the place of each seat (1 is first; equal places tie)."""
+
+
+def rate(n_agents: int, games: Sequence[Game], *, anchor: int | None = None,
+         bootstrap: int = 0, game_block: Sequence[int] = (),
+         strata: Sequence[Sequence[int]] = (), seed: int = 0) -> Ratings:
+    """The ratings of agents ``0..n_agents-1`` from ``games``, with ``bootstrap`` refits.
+
+    A refit resamples blocks with replacement within each stratum (``strata``: the block ids
+    of each, in order), a game weighing as many times as its block (``game_block[g]``) was
+    drawn; the generator is seeded from ``seed``, so the intervals are reproducible.
+    """
+    data = RankingData.build(n_agents, games)
+    elo = anchored(data.fit(), anchor)
+    if bootstrap == 0:
         return Ratings(list(map(float, elo)), None, None, None, 0)
-    # block index of each game, blocks grouped by pairing
-    block_ids: dict[tuple[int, int], int] = {}
-    game_block = np.array([block_ids.setdefault((r.pairing, r.deal), len(block_ids))
-                           for r in games])
-    by_pairing: dict[int, list[int]] = defaultdict(list)
-    for (pairing, _), bid in block_ids.items():
-        by_pairing[pairing].append(bid)
-    # a config that has not run yet has no seed; the database's always has the one it played
-    seed = config.seed if config.seed is not None else 0
+    blocks = np.asarray(game_block)
+    n_blocks = 1 + max(max(ids) for ids in strata)
     rng = np.random.default_rng(derive_seed(seed, _BOOTSTRAP_STREAM))
-    samples = np.empty((config.bootstrap, n))
-    for k in range(config.bootstrap):
-        counts = np.zeros(len(block_ids))
-        for bids in by_pairing.values():
-            picks = rng.integers(0, len(bids), size=len(bids))
-            np.add.at(counts, np.asarray(bids)[picks], 1.0)
-        samples[k] = data.fit(counts[game_block], start=elo)
-    low, high = np.percentile(anchored(config, samples), [2.5, 97.5], axis=0)
+    samples = np.empty((bootstrap, n_agents))
+    for k in range(bootstrap):
+        counts = np.zeros(n_blocks)
+        for ids in strata:
+            picks = rng.integers(0, len(ids), size=len(ids))
+            np.add.at(counts, np.asarray(ids)[picks], 1.0)
+        samples[k] = data.fit(counts[blocks], start=elo)
+    low, high = np.percentile(anchored(samples, anchor), [2.5, 97.5], axis=0)
     greater = (samples[:, :, None] > samples[:, None, :]).mean(axis=0)
     equal = (samples[:, :, None] == samples[:, None, :]).mean(axis=0)
     los = greater + 0.5 * equal
     np.fill_diagonal(los, 0.5)
     return Ratings(list(map(float, elo)), list(map(float, low)), list(map(float, high)),
-                   [list(map(float, r)) for r in los], config.bootstrap)
+                   [list(map(float, r)) for r in los], bootstrap)
+
+
+# -- live standings: a fit cheap enough to run every few seconds during a run ----------------
+
+def bradley_terry(wins: list[list[float]], met: list[list[int]], iterations: int = 500
+                  ) -> list[float | None]:
+    """Elo ratings (mean 0) of a matrix of pairwise wins (``wins[i][j]``, draws as halves)
+    out of ``met[i][j]`` games, by Hunter's MM iteration with one virtual draw per pair that
+    met; None for an agent that met nobody."""
+    n = len(wins)
+    played = [i for i in range(n) if any(met[i])]
+    w = [[wins[i][j] + 0.5 if met[i][j] else 0.0 for j in range(n)] for i in range(n)]
+    m = [[met[i][j] + 1 if met[i][j] else 0 for j in range(n)] for i in range(n)]
+    gamma = [1.0] * n
+    for _ in range(iterations):
+        new = list(gamma)
+        for i in played:
+            denominator = sum(m[i][j] / (gamma[i] + gamma[j]) for j in played if m[i][j])
+            new[i] = sum(w[i]) / denominator
+        mean_log = sum(math.log(new[i]) for i in played) / len(played)
+        new = [g / math.exp(mean_log) for g in new]
+        done = max(abs(new[i] - gamma[i]) / gamma[i] for i in played) < 1e-9
+        gamma = new
+        if done:
+            break
+    return [400.0 * math.log10(gamma[i]) if i in played else None for i in range(n)]

@@ -1,5 +1,6 @@
 """The meta-game of a head-to-head matrix: the maximum-entropy Nash mixture, scores against it,
-cycles at 95% and upsets of the rating order (tournaments/meta.py), and the docs' example."""
+cycles at 95% and upsets of the rating order (solvers/meta_game.py), the report's section and
+console line (tournaments/meta.py), and the docs' example."""
 
 from __future__ import annotations
 
@@ -10,14 +11,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from pyanitsa.tournaments.meta import (
-    console_line,
-    markdown_section,
-    max_entropy_nash,
-    meta_game,
-    payoff_matrix,
-)
-from pyanitsa.tournaments.stats import mean_interval
+from pyanitsa.ratings.scores import mean_interval
+from pyanitsa.solvers.meta_game import max_entropy_nash, meta_game, payoff_matrix
+from pyanitsa.tournaments.meta import console_line, markdown_section
 
 DOCS = Path(__file__).resolve().parent.parent / "docs" / "tournaments.md"
 
