@@ -107,14 +107,27 @@ def unseen_cards(view: HandView) -> list[Card]:
     return [c for c in range(view.rules.deck.size) if c not in mine]
 
 
-def _fewest_orders(rules: Rules, players: int) -> int:
-    """The fewest distinct orders a dealt hand can have: as many copies of as few ranks as the
-    deck allows (a compile of the exhaustive kernel, seconds, is paid only if it may run)."""
+def extreme_hands(rules: Rules, players: int) -> tuple[np.ndarray, np.ndarray]:
+    """Rank counts of the two extreme hands a deal of ``rules`` can give a seat: *packed* (as
+    many copies of as few ranks as the deck allows: the fewest distinct orders and
+    sub-multisets) and *even* (the ranks as equally represented as the deck allows: the most)."""
     size = len(deal_from_seed(rules, players, 0).seats[0])
-    ranks: list[int] = []
-    for r, copies in enumerate(sorted(rank_table(rules).counts, reverse=True)):
-        ranks.extend([r] * min(copies, size - len(ranks)))
-    return kernels.count_orders(ranks)
+    counts = rank_table(rules).counts
+    packed = np.zeros(len(counts), np.int64)
+    for r in sorted(range(len(counts)), key=lambda r: -counts[r]):
+        packed[r] = min(counts[r], size - int(packed.sum()))
+    even = np.zeros(len(counts), np.int64)
+    while int(even.sum()) < size:  # one card at a time to the least represented rank left
+        r = min((r for r in range(len(counts)) if even[r] < counts[r]), key=lambda r: even[r])
+        even[r] += 1
+    return packed, even
+
+
+def _fewest_orders(rules: Rules, players: int) -> int:
+    """The fewest distinct orders a dealt hand can have (a compile of the exhaustive kernel,
+    seconds, is paid only if it may run)."""
+    packed = extreme_hands(rules, players)[0]
+    return kernels.count_orders([r for r, c in enumerate(packed) for _ in range(int(c))])
 
 
 class OpponentModel:

@@ -99,6 +99,12 @@ class FallingBack(Warming):
     def warm_fallback(self, rules: Rules, players: int) -> None:
         warm_agent(self.fallback, rules, players)
 
+    def table_fallback(self, rules: Rules, players: int) -> str | None:
+        """Why this agent hands some or all of its decisions at this table to its fallback
+        (None if it plays every hand itself), known before a game is dealt: tournaments say it
+        at the start and in the report (:func:`fallback_notice`)."""
+        return None
+
     def fall_back(self, name: str, view: Any, rng: np.random.Generator, reason: str) -> list[Any]:
         """The fallback's order for ``view``, said out loud: the first time ``name`` falls back
         to this fallback in a process, one line on stderr names the agent, the fallback and why
@@ -109,6 +115,15 @@ class FallingBack(Warming):
             print(f"pyanitsa: {name} plays {self.fallback_spec} instead ({reason})",
                   file=sys.stderr, flush=True)
         return list(self.fallback.order_hand(view, rng))
+
+
+def fallback_notice(agent: Any, rules: Rules, players: int) -> str | None:
+    """One line: which agent ``agent`` plays instead at this table and why (None if it plays
+    itself, or is not a :class:`FallingBack` agent)."""
+    if not isinstance(agent, FallingBack):
+        return None
+    reason = agent.table_fallback(rules, players)
+    return None if reason is None else f"plays {agent.fallback_spec} instead: {reason}"
 
 
 _SAID: set[tuple[str, str]] = set()

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from pyanitsa.ratings.sprt import SprtResult, elo_of_score
-from pyanitsa.tournaments import seatings, strength
+from pyanitsa.tournaments import fallbacks, seatings, strength
 from pyanitsa.tournaments.games import GameRow
 from pyanitsa.tournaments.meta import console_line, markdown_section
 from pyanitsa.tournaments.plots import (
@@ -196,6 +196,7 @@ def markdown(summary: Summary, rows: Sequence[GameRow]) -> str:
     out += ["## Agents", "",
             _md_table(["agent", "spec"], [(a.name, f"`{a.spec}`") for a in c.agents],
                       [False, False]), ""]
+    out += fallbacks.markdown_section(summary.fallbacks)
     out += ["## Standings", "",
             "Score is mean points per game (a game gives 1 point, split among the seats in "
             "first place); margin is the mean tactical score minus the best other score; "

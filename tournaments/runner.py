@@ -52,6 +52,7 @@ from pyanitsa.tournaments.events import (
     game_event,
     standings_event,
 )
+from pyanitsa.tournaments.fallbacks import say_fallbacks
 from pyanitsa.tournaments.games import GameRow
 from pyanitsa.tournaments.live import STANDINGS_SECONDS, LiveStandings, SprtTracker
 from pyanitsa.tournaments.schedule import GameKey, Schedule
@@ -140,6 +141,7 @@ def run_tournament(config: TournamentConfig, *, resume: bool = False, overwrite:
     start = time.perf_counter()
     config.build_rules()
     check_agents(config)
+    say_fallbacks(config)
     held = lock if lock is not None else hold_folder(config.output_dir)
     try:
         store = Store.create(config.output_dir, config, resume=resume, overwrite=overwrite,

@@ -38,6 +38,7 @@ from pyanitsa.ratings.sprt import Sprt, SprtResult
 from pyanitsa.solvers.meta_game import MetaGame, meta_game
 from pyanitsa.tournaments.anchor import anchor_index
 from pyanitsa.tournaments.config import TournamentConfig
+from pyanitsa.tournaments.fallbacks import fallback_notices
 from pyanitsa.tournaments.games import FORFEIT, GameRow
 from pyanitsa.tournaments.schedule import GameKey, Schedule
 from pyanitsa.tournaments.seatings import SeatingGame, seating_game
@@ -263,6 +264,9 @@ class Summary:
     :mod:`pyanitsa.tournaments.strength`)."""
     seating: SeatingGame | None = None
     """Tables of 3+ seats: the meta-game over seatings (:mod:`~pyanitsa.tournaments.seatings`)."""
+    fallbacks: dict[str, str] = field(default_factory=dict)
+    """Agents that play another agent at this table, and why
+    (:mod:`~pyanitsa.tournaments.fallbacks`)."""
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -274,7 +278,7 @@ class Summary:
             "ratings": None if self.ratings is None else self.ratings.to_json(),
             "sprt": [asdict(s) | {"verdict": s.verdict} for s in self.sprt],
             "meta_game": None if self.meta is None else self.meta.to_json(),
-            "exploitability": self.exploitability,
+            "exploitability": self.exploitability, "fallbacks": self.fallbacks,
         } | ({} if self.seating is None else {"seating_game": self.seating.to_json()})
 
 
@@ -295,4 +299,5 @@ def summarize(config: TournamentConfig, rows: Sequence[GameRow]) -> Summary:
     meta = meta_game(config.names, h2h.score, h2h.low, [s.rating for s in stats])
     seating = seating_game(config, blocks, h2h.score, h2h.low, h2h.high)
     return Summary(config, stats, h2h, rated, sprts, len(rows), len(counted),
-                   schedule.total_games, counted, meta, seating=seating)
+                   schedule.total_games, counted, meta, seating=seating,
+                   fallbacks=fallback_notices(config))
