@@ -80,3 +80,17 @@ def test_a_tournament_says_the_fallback_once_on_stderr_and_in_its_report(tmp_pat
     data = json.loads((out / "results.json").read_text())
     assert data["fallbacks"] == {"equilibrium(fallback='descending')": line[len("pyanitsa: "):]
                                  .split(" ", 1)[1]}
+
+
+def test_exploit_names_the_agent_it_measured_instead(capsys):
+    from pyanitsa.cli import main
+
+    args = ["exploit", "equilibrium", "--players", "3", "--deck", "ranks=3,suits=2", "--deals",
+            "1", "--samples", "4", "--fresh", "4", "--no-progress"]
+    assert main([*args, "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["fallback"] == "plays mc_search instead: 3 players: the exact game is two-player only"
+    assert main(args) == 0
+    assert "note: equilibrium plays mc_search instead" in capsys.readouterr().out
+    assert main([*args[:2], "--deck", "ranks=3,suits=2", "--deals", "1", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["fallback"] is None
