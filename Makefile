@@ -4,7 +4,7 @@ PY = $(VENV)/bin/python
 # The PyTorch build to install. The default is the CPU wheel; see README "PyTorch builds".
 TORCH ?= torch==2.13.0
 
-.PHONY: install install-demo test lint demo bench clean
+.PHONY: install install-demo test test-slow lint demo bench clean
 
 # Two installs, each marked by a stamp when it finishes, redone when pyproject.toml changes:
 # what the demo runs (pyanitsa and its core dependencies only: the shipped policy plays from
@@ -34,9 +34,17 @@ lint: install
 # One pytest process a core (pytest-xdist), the tests handed out one by one as a worker frees
 # up, so neither core waits on the other (a fixed split left one idle for minutes). The suite's
 # budget is eight minutes on a fresh clone, install included; the fifteen slowest tests are
-# named after the run, since that is where the time goes.
+# named after the run, since that is where the time goes. On a fresh clone each worker would
+# compile the same numba kernels for itself: tests/warm_kernels.py compiles them first, half a
+# core each, so the workers load them (a few seconds when the cache is already full).
 test: lint
+	$(PY) tests/warm_kernels.py
 	$(PY) -m pytest -n 2 --durations=15
+
+# The tests marked slow (long or exhaustive runs that a quicker test in `make test` covers in
+# part: each marker says which), deselected by default.
+test-slow: install
+	$(PY) -m pytest -n 2 -m slow --durations=15
 
 demo: install-demo
 	$(VENV)/bin/pyanitsa tournament configs/tournaments/demo.yaml --overwrite

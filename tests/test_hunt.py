@@ -53,6 +53,9 @@ def test_finds_a_cycle_that_replays_with_its_period(tmp_path, capsys):
     assert "cycles: " in capsys.readouterr().out
 
 
+# README's hunt example runs this very hunt as written (192 cycles, period 48) and replays its
+# export with replay --check, in the default suite
+@pytest.mark.slow
 def test_the_cycle_hunt_finds_a_32_card_natural_cycle_of_period_48(tmp_path, capsys):
     """Mathieu & Delahaye's 32-card cycle: period 48, here from the first round of a deal."""
     out = tmp_path / "h"
@@ -75,6 +78,9 @@ def test_the_cycle_hunt_finds_a_32_card_natural_cycle_of_period_48(tmp_path, cap
     assert "all match" in capsys.readouterr().err
 
 
+# 600,000 deals; the climb on this deck (high_first, 11 ranks) to a replayed cycle is held by
+# test_quick_restarts_find_a_period_1125_cycle_on_11_ranks_high_first, 1,280 deals
+@pytest.mark.slow
 def test_the_climbing_hunt_finds_an_11_rank_high_first_cycle(tmp_path, capsys):
     """``high_first`` on 11 ranks, the deck where Mathieu & Delahaye list a cycle (of period
     1,125): the climbing hunt's seed 1 finds its first cycle in 600,000 deals (period 5,684 from
