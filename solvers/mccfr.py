@@ -12,13 +12,14 @@ order of the dealt hand, so the result is an approximate symmetric equilibrium, 
 The file (:class:`Strategy`, ``np.savez_compressed``) holds the average strategy, each row
 scaled to its largest entry and rounded to ``uint8``, and a JSON header: format version, the
 rules (:meth:`Rules.to_json`), players, deals played, seed, the abstraction and a SHA-256 of
-the table. A row never visited is all zero and plays a uniformly random card order.
+the table; nothing else (no time), so the same solve writes the same bytes. A row never visited is all zero and plays a uniformly random card order.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import os
 import time
 import zipfile
 from collections.abc import Callable
@@ -109,14 +110,12 @@ class Strategy:
     deals: int
     seed: int
     objective: str
-    seconds: float
 
     def header(self) -> dict[str, Any]:
         return {"format": "pyanitsa-mccfr", "version": FORMAT_VERSION,
                 "rules": self.layout.rules.to_json(), "players": self.layout.players,
                 "last": self.layout.use_last, "deals": self.deals, "seed": self.seed,
-                "objective": self.objective, "seconds": round(self.seconds, 3),
-                "digest": digest(self.table)}
+                "objective": self.objective, "digest": digest(self.table)}
 
     def save(self, path: str | Path) -> None:
         """Write the file (deterministic bytes: no timestamps in the archive)."""
@@ -175,19 +174,26 @@ def load(path: str | Path, rules: Rules | None = None, players: int | None = Non
         raise StrategyFileError(f"strategy file {path}: version {head.get('version')!r}, this "
                                 f"pyanitsa reads version {FORMAT_VERSION}")
     stored = Rules.from_json(head["rules"])
-    if rules is not None and stored != rules:
-        raise StrategyFileError(f"strategy file {path}: solved for rules "
-                                f"{json.dumps(head['rules'])}, not {json.dumps(rules.to_json())}")
-    if players is not None and head["players"] != players:
-        raise StrategyFileError(f"strategy file {path}: solved for players={head['players']}, "
-                                f"not {players}")
     lay = layout(stored, int(head["players"]), bool(head["last"]))
     if table.dtype != np.uint8 or table.shape != (lay.rows, lay.ranks) or \
             digest(table) != head.get("digest"):
         raise CorruptFileError(f"strategy file {path}: damaged (its table does not match its "
                                "header)")
-    return Strategy(lay, table, int(head["deals"]), int(head["seed"]), str(head["objective"]),
-                    float(head["seconds"]))
+    return check(Strategy(lay, table, int(head["deals"]), int(head["seed"]),
+                          str(head["objective"])), path, rules, players)
+
+
+def check(strat: Strategy, path: str | Path, rules: Rules | None, players: int | None
+          ) -> Strategy:
+    """``strat``, unless it was solved for other ``rules`` or ``players`` than given."""
+    if rules is not None and strat.layout.rules != rules:
+        raise StrategyFileError(f"strategy file {path}: solved for rules "
+                                f"{json.dumps(strat.layout.rules.to_json())}, not "
+                                f"{json.dumps(rules.to_json())}")
+    if players is not None and strat.layout.players != players:
+        raise StrategyFileError(f"strategy file {path}: solved for players="
+                                f"{strat.layout.players}, not {players}")
+    return strat
 
 
 DEFAULT_BATCH = 256
@@ -250,5 +256,42 @@ class Solver:
                 return
 
     def strategy(self) -> Strategy:
-        return Strategy(self.layout, quantize(self.avg), self.deals, self.seed, self.objective,
-                        self.seconds)
+        return Strategy(self.layout, quantize(self.avg), self.deals, self.seed, self.objective)
+
+
+STRATEGIES = Path(__file__).resolve().parent / "strategies"
+"""The shipped strategy files (package data ``pyanitsa.solvers.strategies``)."""
+
+
+def stored_strategy(rules: Rules, players: int) -> Strategy | None:
+    """The shipped strategy for these rules and players, if one was solved."""
+    for path in sorted(STRATEGIES.glob("*.npz")):
+        if _stored_key(path) == (json.dumps(rules.to_json(), sort_keys=True), players):
+            return cached_load(str(path))
+    return None
+
+
+_KEYS: dict[Path, tuple[str, int]] = {}
+_LOADED: dict[tuple[str, int, int], Strategy] = {}
+
+
+def _stored_key(path: Path) -> tuple[str, int]:
+    if path not in _KEYS:  # the header only: np.load reads members on demand
+        with np.load(path, allow_pickle=False) as data:
+            head = json.loads(bytes(data["header"]).decode())
+        _KEYS[path] = (json.dumps(Rules.from_json(head["rules"]).to_json(), sort_keys=True),
+                       int(head["players"]))
+    return _KEYS[path]
+
+
+def cached_load(path: str, rules: Rules | None = None, players: int | None = None
+                ) -> Strategy:
+    """:func:`load`, once per file version a process (a table is megabytes)."""
+    try:
+        stat = os.stat(path)
+    except OSError:
+        raise StrategyFileError(f"strategy={path!r}: no such file") from None
+    key = (path, stat.st_mtime_ns, stat.st_size)
+    if key not in _LOADED:
+        _LOADED[key] = load(path)
+    return check(_LOADED[key], path, rules, players)
