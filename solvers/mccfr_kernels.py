@@ -91,15 +91,30 @@ def row_of(lookup, s, last, nr, use_last):
     return np.int64(lookup[s]) * (nr + 1) + (last if use_last else nr)
 
 
+@njit(cache=True, inline="always")
+def with_uniform(p, left, b, out):
+    """``(1 - b) p + b`` the uniformly random card order (each rank by its count) into
+    ``out``."""
+    total = 0.0
+    for a in range(left.shape[0]):
+        total += left[a]
+    for a in range(left.shape[0]):
+        out[a] = (1.0 - b) * p[a] + b * left[a] / total if left[a] > 0 else 0.0
+
+
 @njit(cache=True)
-def walk(table, lookup, mult, use_last, left, s, last, order, t0, st, p, sample=True):
+def walk(table, lookup, mult, use_last, left, s, last, order, t0, st, p, sample=True,
+         blend=0.0):
     """Fill ``order[t0:]`` from the policy of ``table`` (regret matching, or an average: both
-    are normalised positive parts), drawing with ``st`` (or, without ``sample``, read it);
-    ``left`` is used up. Returns the probability of that continuation."""
+    are normalised positive parts) with ``blend`` of the uniform card order mixed in, drawing
+    with ``st`` (or, without ``sample``, read it); ``left`` is used up. Returns the
+    probability of that continuation."""
     nr = left.shape[0]
     prob = 1.0
     for t in range(t0, order.shape[0]):
         policy(table, row_of(lookup, s, last, nr, use_last), left, p)
+        if blend > 0.0:
+            with_uniform(p, left, blend, p)
         if sample:
             order[t] = draw(p, uniform(st))
         r = order[t]
@@ -190,12 +205,7 @@ def traverse(reg, lookup, mult, use_last, me, orders, counts, players, prm, key,
             for a in range(nr):
                 dreg[slot, a] = w * (u[a] - v) if left[a] > 0 else 0.0
                 davg[slot, a] = w * p[a] if left[a] > 0 else 0.0
-        # the trajectory's next rank, with exploration
-        total = 0.0
-        for a in range(nr):
-            total += left[a]
-        for a in range(nr):
-            q[a] = (1.0 - eps) * p[a] + eps * left[a] / total if left[a] > 0 else 0.0
+        with_uniform(p, left, eps, q)  # the trajectory's next rank, with exploration
         a = draw(q, uniform(st))
         w *= p[a] / q[a]
         orders[me, t] = a
@@ -252,17 +262,19 @@ def run_batch(reg, avg, lookup, mult, use_last, deck, players, n, prm, key, firs
 
 
 @njit(cache=True)
-def sample_order(table, lookup, mult, use_last, counts, order, st):
-    """An order of the hand ``counts`` drawn from ``table``; returns its probability."""
+def sample_order(table, lookup, mult, use_last, counts, order, st, blend):
+    """An order of the hand ``counts`` drawn from ``table`` (``blend``: :func:`walk`);
+    returns its probability."""
     p = np.zeros(counts.shape[0])
     left = counts.copy()
     return walk(table, lookup, mult, use_last, left, full_index(counts, mult), counts.shape[0],
-                order, 0, st, p)
+                order, 0, st, p, True, blend)
 
 
 @njit(cache=True)
-def order_probs(table, lookup, mult, use_last, counts, orders):
-    """The probability of each order ``orders[k]`` of the hand ``counts`` under ``table``."""
+def order_probs(table, lookup, mult, use_last, counts, orders, blend):
+    """The probability of each order ``orders[k]`` of the hand ``counts`` under ``table``
+    (``blend``: :func:`walk`)."""
     nr = counts.shape[0]
     out = np.empty(orders.shape[0])
     p = np.zeros(nr)
@@ -270,5 +282,5 @@ def order_probs(table, lookup, mult, use_last, counts, orders):
     for k in range(orders.shape[0]):
         left = counts.copy()
         out[k] = walk(table, lookup, mult, use_last, left, full_index(counts, mult), nr,
-                      orders[k], 0, st, p, False)
+                      orders[k], 0, st, p, False, blend)
     return out
