@@ -16,7 +16,7 @@ import time
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from pyanitsa.config import ConfigError, first_error, read_mapping
 from pyanitsa.rules import Rules
@@ -27,7 +27,7 @@ class SolveConfigError(ConfigError):
 
 
 class _Model(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
 
 
 class Curve(_Model):
@@ -66,11 +66,6 @@ class SolveConfig(_Model):
     output: str = Field(min_length=1)
     """The strategy file; a relative path is relative to the config's folder."""
     curve: Curve = Curve()
-
-    @field_validator("minutes")
-    @classmethod
-    def _budget(cls, v: float | None) -> float | None:
-        return v
 
 
 def load_config(path: str, overrides: list[str]) -> tuple[SolveConfig, Rules]:

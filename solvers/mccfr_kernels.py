@@ -36,7 +36,7 @@ from numba import njit, prange
 from pyanitsa.agents.kernels import _value_many, one_game
 from pyanitsa.batch.encode import MISERE
 from pyanitsa.batch.tactical import play_hands
-from pyanitsa.solvers.cfr_kernels import draw, policy
+from pyanitsa.solvers.cfr_kernels import draw, multipliers, policy
 
 GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 M1 = np.uint64(0xBF58476D1CE4E5B9)
@@ -69,11 +69,7 @@ def layout(deck_counts, n):
     """``mult`` (mixed-radix place values over the deck counts), ``lookup`` (index -> state
     number, -1 for multisets of more than ``n`` cards) and the number of states."""
     nr = deck_counts.shape[0]
-    mult = np.empty(nr, np.int64)
-    size = 1
-    for r in range(nr):
-        mult[r] = size
-        size *= deck_counts[r] + 1
+    mult, size = multipliers(deck_counts)
     lookup = np.full(size, -1, np.int32)
     states = 0
     for idx in range(size):
