@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import tempfile
 import time
 from pathlib import Path
 from typing import Any, Literal
@@ -182,10 +183,11 @@ def _curve(cfg: SolveConfig, rules: Rules, snaps: list[tuple[float, int, Any]], 
           "fresh": c.samples, "objective": cfg.objective}
     points = []
     for secs, deals, strat in snaps:
-        path = out.with_suffix(".snapshot.npz")
-        strat.save(path)
-        rep = exploit_table(rules, NashAgent(strategy=str(path)), **kw)
-        path.unlink()
+        # not beside the output: nash reads every file there as a stored strategy
+        with tempfile.TemporaryDirectory() as tmp:
+            path = Path(tmp) / "snapshot.npz"
+            strat.save(path)
+            rep = exploit_table(rules, NashAgent(strategy=str(path)), **kw)
         points.append({"seconds": secs, "deals": deals, "gain": rep["exploitability"],
                        "ci95": rep["ci95"]})
         if not quiet:
