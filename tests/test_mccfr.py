@@ -19,6 +19,7 @@ from pyanitsa.errors import CorruptFileError
 from pyanitsa.protocol import hand_view
 from pyanitsa.rng import Rng
 from pyanitsa.rules import Rules
+from pyanitsa.solvers import mccfr
 from pyanitsa.solvers.cfr import NashAgent
 from pyanitsa.solvers.exploitability_n import exploit_table
 from pyanitsa.solvers.mccfr import Solver, StrategyFileError, load, stored_strategy
@@ -116,12 +117,17 @@ def test_strategy_for_other_rules_or_players_is_refused(tmp_path):
                          np.random.default_rng(0))
 
 
-def test_damaged_or_foreign_files_are_one_line_errors(tmp_path, capsys):
+def test_damaged_or_foreign_files_are_one_line_errors(tmp_path, capsys, monkeypatch):
     rules = research(4, 3)
     solver = Solver(rules, 3, seed=1, batch=16)
     solver.run(deals=64)
     good = tmp_path / "good.npz"
     solver.strategy().save(good)
+    with monkeypatch.context() as m:
+        m.setattr(mccfr, "FORMAT_VERSION", 99)
+        solver.strategy().save(tmp_path / "v99.npz")
+    with pytest.raises(StrategyFileError, match="version 99, this pyanitsa reads version 1"):
+        load(tmp_path / "v99.npz")
     cut = tmp_path / "cut.npz"
     cut.write_bytes(good.read_bytes()[: good.stat().st_size // 2])
     with pytest.raises(CorruptFileError, match="damaged"):
@@ -148,7 +154,8 @@ def test_solve_table_command_end_to_end(tmp_path, capsys):
     assert [p["deals"] for p in curve["curve"]] == [512, 1024]
     assert (tmp_path / "out" / "tiny.curve.png").stat().st_size > 0
     for bad, words in (("players: 13", "players"), ("rules: {preset: classic-ru}", "tactical"),
-                       ("eps: 1.5", "eps")):
+                       ("eps: 1.5", "eps"), ("deals: true", "deals"),
+                       ("rules: {mode: tactical, deck: {ranks: 2, suits: 1}}", "too few for 3")):
         config.write_text(f"output: x.npz\ndeals: 8\nplayers: 3\n{bad}\n")
         assert main(["solve-table", str(config)]) != 0
         err = capsys.readouterr().err.strip().splitlines()
