@@ -204,11 +204,7 @@ class NashAgent(FallingBack, BaseAgent):
                  max_states: int = DEFAULT_MAX_STATES, fallback: str = "random",
                  model: str | None = None, confidence: float = 0.0,
                  model_samples: int = MODEL_SAMPLES, response: Response = "restricted",
-                 algorithm: Algorithm = "cfr+", strategy: str | None = None,
-                 blend: float = 0.0) -> None:
-        if not 0.0 <= blend <= 1.0:
-            raise ValueError(f"blend={blend!r}: a probability, from 0 to 1")
-        self.blend = float(blend)
+                 algorithm: Algorithm = "cfr+", strategy: str | None = None) -> None:
         self.strategy_path = strategy
         if strategy is not None:  # read now: a bad file is an error of the spec
             mccfr.cached_load(str(strategy))
@@ -249,7 +245,7 @@ class NashAgent(FallingBack, BaseAgent):
         lite = NashAgent(iterations=1, max_states=self.max_states, fallback=self.fallback_spec,
                          model=self.model_spec, confidence=self.confidence, model_samples=1,
                          response=self.response, algorithm=self.algorithm,
-                         strategy=self.strategy_path, blend=self.blend)
+                         strategy=self.strategy_path)
         lite._fallback = self.fallback
         lite.model = self.model  # the warmed one
         return lite
@@ -307,7 +303,7 @@ class NashAgent(FallingBack, BaseAgent):
         start = time.perf_counter()
         table = self.table(view)
         if table is not None:
-            order = table.sample(hand_counts(view.rules, view.hand_ranks()), rng, self.blend)
+            order = table.sample(hand_counts(view.rules, view.hand_ranks()), rng)
             self.last_info = {"agent": "nash", "solved": True, "strategy": "stored",
                               "deals": table.deals,
                               "ms": (time.perf_counter() - start) * 1000.0}
@@ -337,8 +333,7 @@ class NashAgent(FallingBack, BaseAgent):
             return None
         if table is not None:
             orders = kernels.distinct_orders(ranks)
-            return _listed(view, orders, table.probs(hand_counts(view.rules, ranks), orders,
-                                                          self.blend))
+            return _listed(view, orders, table.probs(hand_counts(view.rules, ranks), orders))
         deal, seat = self.strategy(view)
         orders = kernels.distinct_orders(ranks)
         return _listed(view, orders, nk.order_probs(deal.avg[seat], deal.counts[seat], orders))

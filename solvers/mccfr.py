@@ -130,23 +130,20 @@ class Strategy:
                     np.lib.format.write_array(fh, np.ascontiguousarray(arr),
                                               allow_pickle=False)
 
-    def sample(self, counts: np.ndarray, rng: np.random.Generator, blend: float = 0.0
-               ) -> np.ndarray:
-        """A rank order of the hand ``counts`` drawn from the strategy with ``rng``, with
-        ``blend`` of the uniformly random card order mixed in at every card."""
+    def sample(self, counts: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        """A rank order of the hand ``counts`` drawn from the strategy with ``rng``."""
         lay = self.layout
         st = np.array([rng.integers(0, 1 << 63)], np.uint64)
         order = np.empty(int(counts.sum()), np.int8)
         mk.sample_order(self.table, lay.lookup, lay.mult, lay.use_last,
-                        np.asarray(counts, np.int64), order, st, float(blend))
+                        np.asarray(counts, np.int64), order, st)
         return order
 
-    def probs(self, counts: np.ndarray, orders: np.ndarray, blend: float = 0.0) -> np.ndarray:
-        """The probability of each rank order of the hand ``counts`` (``blend``: :meth:`sample`)."""
+    def probs(self, counts: np.ndarray, orders: np.ndarray) -> np.ndarray:
+        """The probability of each rank order of the hand ``counts``."""
         lay = self.layout
         return mk.order_probs(self.table, lay.lookup, lay.mult, lay.use_last,
-                              np.asarray(counts, np.int64), np.ascontiguousarray(orders, np.int8),
-                              float(blend))
+                              np.asarray(counts, np.int64), np.ascontiguousarray(orders, np.int8))
 
 
 def digest(table: np.ndarray) -> str:

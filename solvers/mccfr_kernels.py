@@ -99,18 +99,14 @@ def with_uniform(p, left, b, out):
 
 
 @njit(cache=True)
-def walk(table, lookup, mult, use_last, left, s, last, order, t0, st, p, sample=True,
-         blend=0.0):
+def walk(table, lookup, mult, use_last, left, s, last, order, t0, st, p, sample=True):
     """Fill ``order[t0:]`` from the policy of ``table`` (regret matching, or an average: both
-    are normalised positive parts) with ``blend`` of the uniform card order mixed in, drawing
-    with ``st`` (or, without ``sample``, read it); ``left`` is used up. Returns the
-    probability of that continuation."""
+    are normalised positive parts), drawing with ``st`` (or, without ``sample``, read it);
+    ``left`` is used up. Returns the probability of that continuation."""
     nr = left.shape[0]
     prob = 1.0
     for t in range(t0, order.shape[0]):
         policy(table, row_of(lookup, s, last, nr, use_last), left, p)
-        if blend > 0.0:
-            with_uniform(p, left, blend, p)
         if sample:
             order[t] = draw(p, uniform(st))
         r = order[t]
@@ -258,19 +254,17 @@ def run_batch(reg, avg, lookup, mult, use_last, deck, players, n, prm, key, firs
 
 
 @njit(cache=True)
-def sample_order(table, lookup, mult, use_last, counts, order, st, blend):
-    """An order of the hand ``counts`` drawn from ``table`` (``blend``: :func:`walk`);
-    returns its probability."""
+def sample_order(table, lookup, mult, use_last, counts, order, st):
+    """An order of the hand ``counts`` drawn from ``table``; returns its probability."""
     p = np.zeros(counts.shape[0])
     left = counts.copy()
     return walk(table, lookup, mult, use_last, left, full_index(counts, mult), counts.shape[0],
-                order, 0, st, p, True, blend)
+                order, 0, st, p)
 
 
 @njit(cache=True)
-def order_probs(table, lookup, mult, use_last, counts, orders, blend):
-    """The probability of each order ``orders[k]`` of the hand ``counts`` under ``table``
-    (``blend``: :func:`walk`)."""
+def order_probs(table, lookup, mult, use_last, counts, orders):
+    """The probability of each order ``orders[k]`` of the hand ``counts`` under ``table``."""
     nr = counts.shape[0]
     out = np.empty(orders.shape[0])
     p = np.zeros(nr)
@@ -278,5 +272,5 @@ def order_probs(table, lookup, mult, use_last, counts, orders, blend):
     for k in range(orders.shape[0]):
         left = counts.copy()
         out[k] = walk(table, lookup, mult, use_last, left, full_index(counts, mult), nr,
-                      orders[k], 0, st, p, False, blend)
+                      orders[k], 0, st, p, False)
     return out
