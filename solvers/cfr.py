@@ -18,9 +18,11 @@ With ``model`` and ``confidence`` it plays the restricted Nash response to that 
 ``response="mutual"`` is the variant where both seats respond (:func:`respond_mutual`), one
 solve a deal.
 
-Falls back (and says why in :attr:`NashAgent.last_info`) with more than two players, with
-cards set aside, or when a hand has more than ``max_states`` sub-multisets (memory grows with
-it: about ``36 * max_states * ranks`` bytes a seat).
+With three or more players it plays the stored strategy of the whole game for its rules and
+player count (:mod:`pyanitsa.solvers.mccfr`), or a strategy file named by ``strategy``.
+Falls back (and says why in :attr:`NashAgent.last_info`) at 3+ players without one, with
+cards set aside at two, or when a hand has more than ``max_states`` sub-multisets (memory
+grows with it: about ``36 * max_states * ranks`` bytes a seat).
 """
 
 from __future__ import annotations
