@@ -31,6 +31,7 @@ COMMANDS = (
     "pyanitsa.cli.demo",
     "pyanitsa.cli.agents",
     "pyanitsa.cli.solve",  # solve
+    "pyanitsa.cli.solve_table",  # solve-table
     "pyanitsa.cli.exploit",
     "pyanitsa.cli.tournament",  # tournament, report, match
     "pyanitsa.cli.train",  # train

@@ -18,9 +18,11 @@ With ``model`` and ``confidence`` it plays the restricted Nash response to that 
 ``response="mutual"`` is the variant where both seats respond (:func:`respond_mutual`), one
 solve a deal.
 
-Falls back (and says why in :attr:`NashAgent.last_info`) with more than two players, with
-cards set aside, or when a hand has more than ``max_states`` sub-multisets (memory grows with
-it: about ``36 * max_states * ranks`` bytes a seat).
+With three or more players it plays the stored strategy of the whole game for its rules and
+player count (:mod:`pyanitsa.solvers.mccfr`), or a strategy file named by ``strategy``.
+Falls back (and says why in :attr:`NashAgent.last_info`) at 3+ players without one, with
+cards set aside at two, or when a hand has more than ``max_states`` sub-multisets (memory
+grows with it: about ``36 * max_states * ranks`` bytes a seat).
 """
 
 from __future__ import annotations
@@ -43,6 +45,7 @@ from pyanitsa.ranks import rank_table
 from pyanitsa.rules import Rules
 
 nk = lazy_module("pyanitsa.solvers.cfr_kernels")
+mccfr = lazy_module("pyanitsa.solvers.mccfr")
 kernels = lazy_module("pyanitsa.agents.kernels")
 
 DEFAULT_ITERATIONS = 100
@@ -180,8 +183,11 @@ def states_of(counts: np.ndarray) -> int:
 @register("nash")
 class NashAgent(FallingBack, BaseAgent):
     """Approximate equilibrium of the dealt two-player game (CFR+ over behaviour strategies),
-    sampled; falls back to ``fallback`` (default ``random``) with 3+ players, cards set aside
-    or hands over ``max_states``.
+    sampled; falls back to ``fallback`` (default ``random``) with cards set aside or hands over
+    ``max_states``. With 3+ players it plays the stored strategy of the whole game for its
+    rules and player count (:mod:`pyanitsa.solvers.mccfr`: shipped for tactical 36 at 3, 4
+    and 6 players), or ``strategy``, a strategy file's path (at any player count it was
+    solved for); without one it falls back.
 
     Parameters: ``iterations`` CFR+ iterations per deal (``algorithm="dcfr"``: discounted CFR
     iterations, :data:`Algorithm`); ``max_states`` sub-multisets of a hand
@@ -200,7 +206,10 @@ class NashAgent(FallingBack, BaseAgent):
                  max_states: int = DEFAULT_MAX_STATES, fallback: str = "random",
                  model: str | None = None, confidence: float = 0.0,
                  model_samples: int = MODEL_SAMPLES, response: Response = "restricted",
-                 algorithm: Algorithm = "cfr+") -> None:
+                 algorithm: Algorithm = "cfr+", strategy: str | None = None) -> None:
+        self.strategy_path = strategy
+        if strategy is not None:  # read now: a bad file is an error of the spec
+            mccfr.cached_load(str(strategy))
         if iterations < 1 or max_states < 1 or model_samples < 1:
             raise ValueError("iterations, max_states and model_samples must be at least 1")
         if not 0.0 <= confidence <= 1.0:
@@ -237,15 +246,26 @@ class NashAgent(FallingBack, BaseAgent):
         """One CFR+ iteration: the same kernels, a few milliseconds."""
         lite = NashAgent(iterations=1, max_states=self.max_states, fallback=self.fallback_spec,
                          model=self.model_spec, confidence=self.confidence, model_samples=1,
-                         response=self.response, algorithm=self.algorithm)
+                         response=self.response, algorithm=self.algorithm,
+                         strategy=self.strategy_path)
         lite._fallback = self.fallback
         lite.model = self.model  # the warmed one
         return lite
 
+    def table(self, view: HandView) -> Any:
+        """The whole-game strategy this view plays (:class:`pyanitsa.solvers.mccfr.Strategy`),
+        or None: the two-player deal is solved instead, or nothing is stored."""
+        if self.strategy_path is not None:
+            return mccfr.cached_load(str(self.strategy_path), view.rules, view.players)
+        if view.players == 2:
+            return None
+        return mccfr.stored_strategy(view.rules, view.players)
+
     def why_not(self, view: HandView) -> str | None:
         """Why this view is not solved (None if it is)."""
         if view.players != 2:
-            return f"{view.players} players: the dealt game is solved for two"
+            return (f"{view.players} players: no stored strategy for these rules and player "
+                    "count (pyanitsa solve-table makes one)")
         if view.set_aside:
             return f"{view.set_aside} cards set aside: the opponent's hand is not known"
         for what, counts in (("my hand", hand_counts(view.rules, view.hand_ranks())),
@@ -283,6 +303,13 @@ class NashAgent(FallingBack, BaseAgent):
 
     def order_hand(self, view: HandView, rng: np.random.Generator) -> list[Card]:
         start = time.perf_counter()
+        table = self.table(view)
+        if table is not None:
+            order = table.sample(hand_counts(view.rules, view.hand_ranks()), rng)
+            self.last_info = {"agent": "nash", "solved": True, "strategy": "stored",
+                              "deals": table.deals,
+                              "ms": (time.perf_counter() - start) * 1000.0}
+            return cards_for_ranks(view.hand, order, view.ranks)
         reason = self.why_not(view)
         if reason is not None:
             self.last_info = {"agent": "nash", "solved": False, "reason": reason,
@@ -302,11 +329,20 @@ class NashAgent(FallingBack, BaseAgent):
         """The whole order distribution, for hands of at most :data:`MIX_MAX_ORDERS` distinct
         orders (None otherwise, or where it falls back)."""
         ranks = view.hand_ranks()
-        if self.why_not(view) is not None or kernels.count_orders(ranks) > MIX_MAX_ORDERS:
+        table = self.table(view)
+        if kernels.count_orders(ranks) > MIX_MAX_ORDERS or (
+                table is None and self.why_not(view) is not None):
             return None
+        if table is not None:
+            orders = kernels.distinct_orders(ranks)
+            return _listed(view, orders, table.probs(hand_counts(view.rules, ranks), orders))
         deal, seat = self.strategy(view)
         orders = kernels.distinct_orders(ranks)
-        probs = nk.order_probs(deal.avg[seat], deal.counts[seat], orders)
-        keep = probs > 0
-        return [(tuple(cards_for_ranks(view.hand, o, view.ranks)), float(p))
-                for o, p in zip(orders[keep], probs[keep] / probs[keep].sum(), strict=True)]
+        return _listed(view, orders, nk.order_probs(deal.avg[seat], deal.counts[seat], orders))
+
+
+def _listed(view: HandView, orders: np.ndarray, probs: np.ndarray) -> Mix:
+    """The orders of positive probability as cards of ``view``'s hand, renormalised."""
+    keep = probs > 0
+    return [(tuple(cards_for_ranks(view.hand, o, view.ranks)), float(p))
+            for o, p in zip(orders[keep], probs[keep] / probs[keep].sum(), strict=True)]

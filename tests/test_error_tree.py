@@ -23,6 +23,7 @@ from pyanitsa.agents.specs import AgentSpecError
 from pyanitsa.cli.enumerate import EnumerateError
 from pyanitsa.cli.errors import CliError, in_flags
 from pyanitsa.cli.hunt import HuntError
+from pyanitsa.cli.solve_table import SolveConfigError
 from pyanitsa.config import ConfigError
 from pyanitsa.errors import CorruptFileError, PyanitsaError, PyanitsaRuntimeError
 from pyanitsa.events import InvalidEventError
@@ -34,6 +35,7 @@ from pyanitsa.research.hunt_store import LOCK_NAME, HuntStore
 from pyanitsa.results import InvalidResultError
 from pyanitsa.rules import Rules
 from pyanitsa.solvers.exact import GameTooLargeError
+from pyanitsa.solvers.mccfr import StrategyFileError
 from pyanitsa.tournaments.config import TournamentConfigError, TournamentError, WorkerError
 from pyanitsa.tournaments.store import TournamentStoreError
 
@@ -47,6 +49,7 @@ INPUT = {
     ConfigError, TournamentError, TournamentConfigError, TournamentStoreError, StoreError,
     AgentKeyError, AgentSpecError, OrderError, UnsupportedDecisionError, GameTooLargeError,
     CliError, HuntError, EnumerateError, InvalidEventError, InvalidResultError,
+    StrategyFileError, SolveConfigError,
 }
 """Values a caller can fix: a card, a rule option, a config field, a spec, a flag."""
 BY_NAME_INPUT = {"TrainConfigError", "CheckpointError", "PolicyLoadError"}

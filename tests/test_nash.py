@@ -91,12 +91,12 @@ def test_deterministic_given_the_hands_and_rng_and_shared_by_both_seats() -> Non
 
 def test_falls_back_and_says_why() -> None:
     rules = preset("tactical")
-    hands = deal(rules, 3, Rng(1)).seats
+    hands = deal(rules, 5, Rng(1)).seats  # 3, 4 and 6 players have a stored strategy
     agent = make_agent("nash")
-    view = hand_view(rules, 0, hands, 0)
+    view = hand_view(rules, 0, hands, 1)
     order = agent.order_hand(view, np.random.default_rng(0))
     assert sorted(order) == sorted(view.hand)
-    assert agent.last_info["solved"] is False and "3 players" in agent.last_info["reason"]
+    assert agent.last_info["solved"] is False and "5 players" in agent.last_info["reason"]
     assert agent.mix(view) is None
 
 
@@ -118,8 +118,9 @@ def test_dcfr_plays_near_the_equilibrium_and_differs_from_cfr_plus() -> None:
 
 
 def test_a_fallback_is_said_once_on_stderr(capfd, monkeypatch):
-    """nash and equilibrium cannot solve a three-player table: they play their fallback, and
-    say so once a process (agent, fallback and why), not at every hand."""
+    """nash and equilibrium cannot solve a five-player table (nash has stored strategies for
+    3, 4 and 6): they play their fallback, and say so once a process (agent, fallback and
+    why), not at every hand."""
     from pyanitsa.agents import warm
 
     monkeypatch.setattr(warm, "_SAID", set())
@@ -128,11 +129,11 @@ def test_a_fallback_is_said_once_on_stderr(capfd, monkeypatch):
                                  ("equilibrium(fallback=random)", "equilibrium", "random")):
         agent = make_agent(spec)
         for seed in range(3):
-            dealt = deal(rules, 3, Rng(seed))
-            order = agent.order_hand(hand_view(rules, 0, dealt.seats, 0),
+            dealt = deal(rules, 5, Rng(seed))
+            order = agent.order_hand(hand_view(rules, 0, dealt.seats, len(dealt.set_aside)),
                                      np.random.default_rng(seed))
             assert sorted(order) == sorted(dealt.seats[0])
         err = capfd.readouterr().err.splitlines()
         assert len(err) == 1, err
-        assert err[0].startswith(f"pyanitsa: {name} plays {fallback} instead (3 players")
+        assert err[0].startswith(f"pyanitsa: {name} plays {fallback} instead (5 players")
         assert agent.last_info["solved"] is False

@@ -129,6 +129,7 @@ def compiled() -> dict[str, int]:
     ("mc_search(samples=24)", 2),
     ("mc_search(samples=24)", 3),
     ("nash(iterations=3)", 2),
+    ("nash", 3),  # the stored strategy
     ("best_response(target='nash(iterations=3)', samples=8)", 2),
     ("best_response(target=descending)", 2),
     ("best_response(target=descending, samples=16)", 3),
