@@ -58,7 +58,7 @@ takes about 1.4 ms a decision on a 36-card deck and clearly beats the fixed pick
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -121,6 +121,22 @@ def extreme_hands(rules: Rules, players: int) -> tuple[np.ndarray, np.ndarray]:
         r = min((r for r in range(len(counts)) if even[r] < counts[r]), key=lambda r: even[r])
         even[r] += 1
     return packed, even
+
+
+def deal_reason(rules: Rules, players: int, measure: Callable[[np.ndarray], int], limit: int,
+                what: str) -> str | None:
+    """Why a two-player solver of the dealt game cannot solve some or every deal of this table
+    (None if it solves them all): cards set aside, or hands whose ``measure`` (of rank counts)
+    is over ``limit``; ``what`` names both, e.g. ``"max_orders=5,040 distinct rank orders"``."""
+    aside = len(deal_from_seed(rules, players, 0).set_aside)
+    if aside:
+        return f"{aside} cards set aside: the opponent's hand is not known"
+    fewest, most = (measure(h) for h in extreme_hands(rules, players))
+    if most <= limit:
+        return None
+    if fewest > limit:
+        return f"every hand has over {what} (at least {fewest:,} in this deck)"
+    return f"hands with over {what} (up to {most:,} in this deck)"
 
 
 def _fewest_orders(rules: Rules, players: int) -> int:

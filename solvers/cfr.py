@@ -36,7 +36,7 @@ from typing import Any, Literal, get_args
 import numpy as np
 
 from pyanitsa.agents.lazy import lazy_module
-from pyanitsa.agents.search import cards_for_ranks, unseen_cards
+from pyanitsa.agents.search import cards_for_ranks, deal_reason, unseen_cards
 from pyanitsa.agents.specs import make_agent, register
 from pyanitsa.agents.warm import FallingBack, dummy_decision, warm_agent
 from pyanitsa.cards import Card
@@ -260,6 +260,17 @@ class NashAgent(FallingBack, BaseAgent):
         if view.players == 2:
             return None
         return mccfr.stored_strategy(view.rules, view.players)
+
+    def table_fallback(self, rules: Rules, players: int) -> str | None:
+        if rules.mode != "tactical" or self.strategy_path is not None:
+            return None
+        if players != 2:
+            if mccfr.stored_strategy(rules, players) is not None:
+                return None
+            return (f"{players} players: no stored strategy for these rules and player count "
+                    "(pyanitsa solve-table makes one)")
+        return deal_reason(rules, players, states_of, self.max_states,
+                           f"max_states={self.max_states:,} sub-multisets")
 
     def why_not(self, view: HandView) -> str | None:
         """Why this view is not solved (None if it is)."""

@@ -42,11 +42,10 @@ from typing import Any
 import numpy as np
 
 from pyanitsa.agents.lazy import lazy_module
-from pyanitsa.agents.search import cards_for_ranks, extreme_hands
+from pyanitsa.agents.search import cards_for_ranks, deal_reason
 from pyanitsa.agents.specs import register
 from pyanitsa.agents.warm import FallingBack
 from pyanitsa.cards import Card
-from pyanitsa.dealing import deal_from_seed
 from pyanitsa.errors import PyanitsaError
 from pyanitsa.protocol import BaseAgent, HandView
 from pyanitsa.rules import Rules
@@ -277,18 +276,8 @@ class EquilibriumAgent(FallingBack, BaseAgent):
             return None
         if players != 2:
             return f"{players} players: the exact game is two-player only"
-        aside = len(deal_from_seed(rules, players, 0).set_aside)
-        if aside:
-            return f"{aside} cards set aside: the opponent's hand is not determined by the view"
-        fewest, most = (kernels.count_orders([r for r, c in enumerate(h) for _ in range(int(c))])
-                        for h in extreme_hands(rules, players))
-        if most <= self.max_orders:
-            return None
-        if fewest > self.max_orders:
-            return (f"every hand has over max_orders={self.max_orders:,} distinct rank orders "
-                    f"(at least {fewest:,} in this deck)")
-        return (f"hands with over max_orders={self.max_orders:,} distinct rank orders (up to "
-                f"{most:,} in this deck)")
+        return deal_reason(rules, players, _orders_of, self.max_orders,
+                           f"max_orders={self.max_orders:,} distinct rank orders")
 
     def why_not(self, view: HandView) -> str | None:
         """Why this view cannot be solved exactly (None if it can)."""
@@ -340,3 +329,7 @@ class EquilibriumAgent(FallingBack, BaseAgent):
                          objective=self.objective)
         return [(tuple(cards_for_ranks(view.hand, o, view.ranks)), p)
                 for o, p in sol.support(0)]
+
+
+def _orders_of(counts: np.ndarray) -> int:
+    return kernels.count_orders([r for r, c in enumerate(counts) for _ in range(int(c))])

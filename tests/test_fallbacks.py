@@ -94,3 +94,15 @@ def test_exploit_names_the_agent_it_measured_instead(capsys):
     assert "note: equilibrium plays mc_search instead" in capsys.readouterr().out
     assert main([*args[:2], "--deck", "ranks=3,suits=2", "--deals", "1", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["fallback"] is None
+
+
+def test_nash_says_where_it_plays_random():
+    nash = make_agent("nash")
+    assert fallback_notice(nash, preset("tactical"), 2) is None
+    assert fallback_notice(nash, preset("tactical"), 3) is None  # the stored strategy
+    assert fallback_notice(nash, preset("tactical"), 5) == (
+        "plays random instead: 5 players: no stored strategy for these rules and player count "
+        "(pyanitsa solve-table makes one)")
+    assert fallback_notice(nash, preset("tactical-52"), 2) == (
+        "plays random instead: hands with over max_states=60,000 sub-multisets (up to 1,594,323 "
+        "in this deck)")  # 3 ** 13: two cards of each of 13 ranks
