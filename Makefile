@@ -31,15 +31,16 @@ $(VENV)/.installed-demo: pyproject.toml
 lint: install
 	$(VENV)/bin/ruff check .
 
-# One pytest process a core (pytest-xdist), the tests handed out one by one as a worker frees
-# up, so neither core waits on the other (a fixed split left one idle for minutes). The suite's
+# One pytest process a core (pytest-xdist); with `--dist worksteal` a worker that runs out takes
+# tests queued for the other, so neither core waits on the other at the end (a fixed split left
+# one idle for minutes). The suite's
 # budget is eight minutes on a fresh clone, install included; the fifteen slowest tests are
 # named after the run, since that is where the time goes. On a fresh clone each worker would
 # compile the same numba kernels for itself: tests/warm_kernels.py compiles them first, half a
 # core each, so the workers load them (a few seconds when the cache is already full).
 test: lint
 	$(PY) tests/warm_kernels.py
-	$(PY) -m pytest -n 2 --durations=15
+	$(PY) -m pytest -n 2 --dist worksteal --durations=15
 
 # The tests marked slow (long or exhaustive runs that a quicker test in `make test` covers in
 # part: each marker says which), deselected by default.

@@ -131,6 +131,9 @@ def test_cli_smoke_trains_saves_reloads_and_plays_a_tournament_game(tmp_path):
     assert meta["seed"] == 0 and "torch" in meta["versions"] and meta["players"] == 2
     run = json.loads((out / "run.json").read_text())
     assert run["steps"] >= 512 and run["versions"]["stable-baselines3"]
+    # the final evaluation is inside wall_s as it is inside eval_s: training time is positive
+    assert 0 < run["eval_s"] < run["wall_s"]
+    assert run["steps_per_s"] < 1e6  # it printed 512000000000 when wall_s missed the final one
     rows = list(csv.DictReader((out / "eval.csv").open()))
     assert {r["baseline"] for r in rows} == {"random", "descending"}
     assert all(0 <= float(r["score"]) <= 1 for r in rows)

@@ -118,11 +118,15 @@ def train(cfg: TrainConfig, *, log: Any = None, resume: bool = False,
         # the final evaluation can be long: a Ctrl-C in it resumes from here, not from the
         # last periodic checkpoint
         path = save()
+        final_start = time.perf_counter()
         try:
             final = _finish(cfg, run, [model.policy, *extra], meta_fn, evaluator, model,
                             force=force, log=log)
         except KeyboardInterrupt:
             raise ck.TrainingStopped(signal.SIGINT, int(model.num_timesteps), path) from None
+        # wall_s holds every evaluation eval_s holds, the final one included, so their
+        # difference is the training time steps/s is measured on
+        learn_s += time.perf_counter() - final_start
     finally:
         venv.close()
     info = _write_run_json(cfg, run, model, learn_s, evaluator, final, league,
