@@ -78,8 +78,12 @@ def check_same(run: Path, ref: dict) -> None:
     assert got["weights"] == ref["weights"]
 
 
-@pytest.mark.parametrize("sig, code", [(signal.SIGINT, 130), (signal.SIGTERM, 143),
-                                       (signal.SIGKILL, -9)])
+@pytest.mark.parametrize("sig, code", [
+    (signal.SIGINT, 130),
+    # SIGTERM takes the very handler SIGINT does (checkpoint.stop_signals installs one for both);
+    # the SIGINT case covers it in `make test`
+    pytest.param(signal.SIGTERM, 143, marks=pytest.mark.slow),
+    (signal.SIGKILL, -9)])
 def test_a_stopped_run_resumes_to_the_uninterrupted_run(tmp_path, uninterrupted, sig, code):
     out = tmp_path / "run"
     proc = start(out)
