@@ -57,7 +57,8 @@ def run_cell(job: dict[str, Any]) -> dict[str, Any]:
 def plan(args: argparse.Namespace) -> list[dict[str, Any]]:
     jobs = []
     for players in args.players:
-        agents = [*args.fast, *(TWO_ONLY if players == 2 else ())]
+        agents = [a for a in dict.fromkeys([*args.fast, *(TWO_ONLY if players == 2 else ())])
+                  if players == 2 or a not in TWO_ONLY]
         for agent in agents:
             jobs.append({"agent": agent, "players": players, "deals": args.deals,
                          "samples": args.samples, "fresh": args.fresh, "seed": args.seed})
