@@ -264,19 +264,15 @@ class NashAgent(FallingBack, BaseAgent):
     def table_fallback(self, rules: Rules, players: int) -> str | None:
         if rules.mode != "tactical" or self.strategy_path is not None:
             return None
-        if players != 2:
-            if mccfr.stored_strategy(rules, players) is not None:
-                return None
-            return (f"{players} players: no stored strategy for these rules and player count "
-                    "(pyanitsa solve-table makes one)")
+        if players != 2:  # the file's header is enough: its table is loaded where it plays
+            return None if mccfr.stored_path(rules, players) is not None else _unsolved(players)
         return deal_reason(rules, players, states_of, self.max_states,
                            f"max_states={self.max_states:,} sub-multisets")
 
     def why_not(self, view: HandView) -> str | None:
         """Why this view is not solved (None if it is)."""
         if view.players != 2:
-            return (f"{view.players} players: no stored strategy for these rules and player "
-                    "count (pyanitsa solve-table makes one)")
+            return _unsolved(view.players)
         if view.set_aside:
             return f"{view.set_aside} cards set aside: the opponent's hand is not known"
         for what, counts in (("my hand", hand_counts(view.rules, view.hand_ranks())),
@@ -350,6 +346,11 @@ class NashAgent(FallingBack, BaseAgent):
         deal, seat = self.strategy(view)
         orders = kernels.distinct_orders(ranks)
         return _listed(view, orders, nk.order_probs(deal.avg[seat], deal.counts[seat], orders))
+
+
+def _unsolved(players: int) -> str:
+    return (f"{players} players: no stored strategy for these rules and player count "
+            "(pyanitsa solve-table makes one)")
 
 
 def _listed(view: HandView, orders: np.ndarray, probs: np.ndarray) -> Mix:

@@ -263,12 +263,19 @@ STRATEGIES = Path(__file__).resolve().parent / "strategies"
 """The shipped strategy files (package data ``pyanitsa.solvers.strategies``)."""
 
 
-def stored_strategy(rules: Rules, players: int) -> Strategy | None:
-    """The shipped strategy for these rules and players, if one was solved."""
+def stored_path(rules: Rules, players: int) -> Path | None:
+    """The shipped strategy file for these rules and players, if one was solved (headers
+    only: nothing is loaded)."""
     for path in sorted(STRATEGIES.glob("*.npz")):
         if _stored_key(path) == (json.dumps(rules.to_json(), sort_keys=True), players):
-            return cached_load(str(path))
+            return path
     return None
+
+
+def stored_strategy(rules: Rules, players: int) -> Strategy | None:
+    """The shipped strategy for these rules and players, if one was solved."""
+    path = stored_path(rules, players)
+    return None if path is None else cached_load(str(path))
 
 
 _KEYS: dict[Path, tuple[str, int]] = {}
