@@ -76,7 +76,8 @@ def test_a_tournament_says_the_fallback_once_on_stderr_and_in_its_report(tmp_pat
     assert err.count(line) == 1, err
     report = (out / "report.md").read_text()
     assert "## Agents that play another agent here" in report
-    assert "- `equilibrium(fallback='descending')` plays descending instead: 3 players" in report
+    assert ("| equilibrium(fallback='descending') | plays descending instead: 3 players: the "
+            "exact game is two-player only |") in report
     data = json.loads((out / "results.json").read_text())
     assert data["fallbacks"] == {"equilibrium(fallback='descending')": line[len("pyanitsa: "):]
                                  .split(" ", 1)[1]}

@@ -13,6 +13,7 @@ import sys
 from pyanitsa.agents.specs import builtin_agents, make_agent, parse_spec
 from pyanitsa.agents.warm import fallback_notice
 from pyanitsa.tournaments.config import TournamentConfig
+from pyanitsa.tournaments.meta import _md_table  # escapes the config's names
 
 
 def fallback_notices(config: TournamentConfig) -> dict[str, str]:
@@ -40,7 +41,6 @@ def say_fallbacks(config: TournamentConfig) -> dict[str, str]:
 def markdown_section(notices: dict[str, str]) -> list[str]:
     if not notices:
         return []
-    lines = ["## Agents that play another agent here", "",
-             "Their rows are the other agent's play at this table, under their own name:", ""]
-    lines += [f"- `{name}` {notice}." for name, notice in notices.items()]
-    return [*lines, ""]
+    return ["## Agents that play another agent here", "",
+            "Their rows are the other agent's play at this table, under their own name:", "",
+            _md_table(["agent", "plays instead"], list(notices.items()), [False, False]), ""]

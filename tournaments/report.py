@@ -15,7 +15,7 @@ from typing import Any
 from pyanitsa.ratings.sprt import SprtResult, elo_of_score
 from pyanitsa.tournaments import fallbacks, seatings, strength
 from pyanitsa.tournaments.games import GameRow
-from pyanitsa.tournaments.meta import console_line, markdown_section
+from pyanitsa.tournaments.meta import _md_table, console_line, markdown_section
 from pyanitsa.tournaments.plots import (
     gauntlet_rows,
     head_to_head_file,
@@ -144,14 +144,6 @@ def sprt_line(s: SprtResult) -> str:
 
 
 # -- markdown ---------------------------------------------------------------------------------------
-
-
-def _md_table(headers: Sequence[str], rows: Sequence[Sequence[str]],
-              right: Sequence[bool]) -> str:
-    align = ["---:" if r else "---" for r in right]
-    esc = [[c.replace("|", "\\|") for c in row] for row in rows]
-    return "\n".join(["| " + " | ".join(headers) + " |", "| " + " | ".join(align) + " |",
-                      *["| " + " | ".join(r) + " |" for r in esc]])
 
 
 def _percent(s: float, low: float | None, high: float | None) -> str:
