@@ -138,9 +138,19 @@ def test_no_bot_outlives_a_run_killed_with_sigkill(tmp_path):
     assert left_after(marker, 10.0) == []
 
 
-def _worker_pids(backend):
+def parent_pid(pid: int) -> int:
+    try:
+        return int((Path("/proc") / str(pid) / "stat").read_text().rsplit(")", 1)[1].split()[1])
+    except (OSError, ValueError, IndexError):
+        return 0
+
+
+def _worker_pids(backend, marker):
+    """This run's workers. Ray actors are found in /proc, so with other tests' Ray clusters
+    alive beside this one (pytest-xdist) only the actors that started this test's bot count."""
     if backend == "ray":
-        return ray_actor_pids()
+        parents = {parent_pid(b) for b in processes_with(marker)}
+        return [pid for pid in ray_actor_pids() if pid in parents]
     return [p.pid for p in multiprocessing.active_children()
             if p.name == "pyanitsa-tournament-worker"]
 
@@ -158,7 +168,7 @@ def test_a_worker_killed_mid_decision_takes_its_bot_along_and_the_game_is_replay
     victims = []
 
     def kill():
-        [worker] = _worker_pids(backend)
+        [worker] = _worker_pids(backend, marker)
         victims.append(processes_with(marker))
         os.kill(worker, signal.SIGKILL)
 
