@@ -11,16 +11,17 @@ from pyanitsa.config import apply_override as _apply_override
 from pyanitsa.results import ClassicResult, TacticalResult, Termination
 from pyanitsa.rules import preset
 from pyanitsa.tournaments.config import TournamentConfigError, parse_config
-from pyanitsa.tournaments.games import (
+from pyanitsa.tournaments.schedule import schedule_of
+from pyanitsa.tournaments.stats import count_blocks, head_to_head, summarize
+from pyanitsa.tournaments.store import Store
+from pyanitsa.workers.games import (
     GameRow,
     forfeit_places,
     place_groups,
     places_from_groups,
     points_from_places,
 )
-from pyanitsa.tournaments.schedule import GameKey, Schedule
-from pyanitsa.tournaments.stats import count_blocks, head_to_head, summarize
-from pyanitsa.tournaments.store import Store
+from pyanitsa.workers.schedule import GameKey
 
 BASE = {"agents": ["a", "b"], "rules": {"preset": "tactical"}}
 
@@ -93,26 +94,26 @@ def test_set_overrides_reach_into_mappings_and_lists():
 
 
 def test_round_robin_and_gauntlet_pairings():
-    rr = Schedule.from_config(config(agents=list("abcde"), players=3, deals=4))
+    rr = schedule_of(config(agents=list("abcde"), players=3, deals=4))
     assert len(rr.pairings) == math.comb(5, 3)
     assert rr.pairings[0].entries == (0, 1, 2)
     assert rr.total_games == 10 * 4 * 3
-    g = Schedule.from_config(config(agents=list("abcde"), players=3, format="gauntlet",
-                                    candidate="c"))
+    g = schedule_of(config(agents=list("abcde"), players=3, format="gauntlet",
+                           candidate="c"))
     assert [p.entries for p in g.pairings] == [(2, 0, 1), (2, 0, 3), (2, 0, 4), (2, 1, 3),
                                                (2, 1, 4), (2, 3, 4)]
 
 
 def test_rotations_share_the_deal_and_move_the_agents():
-    s = Schedule.from_config(config(agents=list("abc"), players=3, deals=2, seed=9))
+    s = schedule_of(config(agents=list("abc"), players=3, deals=2, seed=9))
     keys = s.block(4 % len(s.pairings), 1)
     assert [k.rotation for k in keys] == [0, 1, 2]
     assert len({s.seed_of(k) for k in keys}) == 1
     assert [s.seats(k) for k in keys] == [(0, 1, 2), (1, 2, 0), (2, 0, 1)]
     assert s.seed_of(GameKey(0, 0, 0)) != s.seed_of(GameKey(0, 1, 0))
-    single = Schedule.from_config(config(agents=list("ab"), duplicate=False, deals=3))
+    single = schedule_of(config(agents=list("ab"), duplicate=False, deals=3))
     assert [single.rotations(d) for d in range(3)] == [(0,), (1,), (0,)]
-    assert list(Schedule.from_config(config(agents=list("abc"), deals=2)).blocks()) == \
+    assert list(schedule_of(config(agents=list("abc"), deals=2)).blocks()) == \
         [(0, 0), (1, 0), (2, 0), (0, 1), (1, 1), (2, 1)]
 
 
@@ -177,7 +178,7 @@ def test_head_to_head_counts_blocks_not_games():
 
 def test_count_blocks_drops_incomplete_blocks_and_deals_past_the_end():
     c = config(deals=2)
-    s = Schedule.from_config(c)
+    s = schedule_of(c)
     rows = [row(0, 0, 0, (0, 1), (1, 2)), row(0, 0, 1, (1, 0), (1, 2)),
             row(0, 1, 0, (0, 1), (1, 2)),                                   # incomplete
             row(0, 2, 0, (0, 1), (1, 2)), row(0, 2, 1, (1, 0), (1, 2))]     # deal 2 >= deals
@@ -187,7 +188,7 @@ def test_count_blocks_drops_incomplete_blocks_and_deals_past_the_end():
 
 def test_count_blocks_stops_at_the_sprt_decision():
     c = config(deals=300, sprt={"elo0": 0, "elo1": 100})
-    s = Schedule.from_config(c)
+    s = schedule_of(c)
     rows = []
     for deal in range(300):  # agent 0 wins every game: H1 quickly
         rows += [row(0, deal, 0, (0, 1), (1, 2)), row(0, deal, 1, (1, 0), (2, 1))]
