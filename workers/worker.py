@@ -101,16 +101,15 @@ class TrackedAgent:
         warm_agent(self.agent, rules, players)
 
     def order_hand(self, view: Any, rng: np.random.Generator) -> Sequence[Card]:
-        self.status.deciding(view.seat)
-        try:
-            return self.agent.order_hand(view, rng)
-        finally:
-            self.status.done()
+        return self._decide("order_hand", view, rng)
 
     def order_pickup(self, view: Any, rng: np.random.Generator) -> Sequence[Card]:
+        return self._decide("order_pickup", view, rng)
+
+    def _decide(self, decision: str, view: Any, rng: np.random.Generator) -> Sequence[Card]:
         self.status.deciding(view.seat)
         try:
-            return self.agent.order_pickup(view, rng)
+            return getattr(self.agent, decision)(view, rng)
         finally:
             self.status.done()
 
