@@ -43,12 +43,17 @@ class WorkerConfig:
     specs: tuple[str, ...]
     """The agents' specs, indexed like the schedule's entries."""
     rules: Rules
+    """The rules of every game."""
     players: int
+    """Seats at a table."""
     schedule: Schedule
-    """Which agents sit where in a game, and its seed."""
+    """Which agents sit where in a game, and its seed (with the agent key of a tournament
+    whose deals are keyed)."""
     time_limit: float | None
     """Seconds per decision (none: no limit)."""
     engine: Literal["batch", "reference"] = "batch"
+    """The games of a chunk together on the batch core, or one by one on the reference
+    engine (the same games)."""
 
 
 @dataclass(frozen=True)
