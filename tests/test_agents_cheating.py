@@ -24,9 +24,10 @@ from pyanitsa.agents.seeding import new_key
 from pyanitsa.rules import Rules
 from pyanitsa.tournaments.config import parse_config
 from pyanitsa.tournaments.runner import run_tournament
-from pyanitsa.tournaments.schedule import GameKey, Schedule
+from pyanitsa.tournaments.schedule import schedule_of
 from pyanitsa.tournaments.stats import summarize
 from pyanitsa.tournaments.store import Store
+from pyanitsa.workers.schedule import GameKey
 
 TESTS = Path(__file__).resolve().parent
 DEALS = 40
@@ -97,7 +98,7 @@ def _found(config, key):
     import hostile_agents
 
     hostile_agents.Cheater.found.update(inverted=0, keyed=0, hand=0)
-    schedule = Schedule.from_config(config, key)
+    schedule = schedule_of(config, key)
     seeds = [schedule.seed_of(GameKey(0, d, 0)) for d in range(DEALS)]
     cheater, rnd = make_agent(CHEATER["spec"]), make_agent("random")
     play_games(Rules.from_options(config.rules), [[cheater, rnd]] * DEALS, seeds, key=key)
@@ -112,8 +113,8 @@ def test_a_secret_key_keys_the_deals_too(tmp_path):
     public = _config(tmp_path, CHEATER, seed=0)
     assert _found(secret, key) == {"inverted": 0, "keyed": 0, "hand": 0}
     assert _found(public, key) == {"inverted": 0, "keyed": 0, "hand": DEALS}
-    other = Schedule.from_config(secret, new_key())
-    assert other.seed_of(GameKey(0, 0, 0)) != Schedule.from_config(secret, key).seed_of(
+    other = schedule_of(secret, new_key())
+    assert other.seed_of(GameKey(0, 0, 0)) != schedule_of(secret, key).seed_of(
         GameKey(0, 0, 0))
 
 

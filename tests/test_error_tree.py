@@ -36,12 +36,13 @@ from pyanitsa.results import InvalidResultError
 from pyanitsa.rules import Rules
 from pyanitsa.solvers.exact import GameTooLargeError
 from pyanitsa.solvers.mccfr import StrategyFileError
-from pyanitsa.tournaments.config import TournamentConfigError, TournamentError, WorkerError
+from pyanitsa.tournaments.config import TournamentConfigError, TournamentError
 from pyanitsa.tournaments.store import TournamentStoreError
+from pyanitsa.workers.worker import WorkerError
 
 ROOT = Path(__file__).resolve().parent.parent
-WINGS = ("pyanitsa", "research", "envs", "agents", "ratings", "solvers", "policies", "tournaments",
-         "training", "cli")
+WINGS = ("pyanitsa", "research", "envs", "agents", "ratings", "solvers", "workers", "policies",
+         "tournaments", "training", "cli")
 
 INPUT = {
     errors.InvalidCardError, errors.InvalidDeckError, errors.InvalidRulesError,

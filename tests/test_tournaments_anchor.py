@@ -9,9 +9,9 @@ from scipy import optimize
 
 from pyanitsa.ratings.plackett_luce import ELO_PER_NAT, PRIOR_SD_ELO
 from pyanitsa.tournaments.config import TournamentConfigError, parse_config
-from pyanitsa.tournaments.games import GameRow, points_from_places
 from pyanitsa.tournaments.report import console_table
 from pyanitsa.tournaments.stats import summarize
+from pyanitsa.workers.games import GameRow, points_from_places
 
 
 def config(**fields):

@@ -141,10 +141,10 @@ class PlannedDeaths:
     name = "local"
     depth = 2
 
-    def __init__(self, config_json, workers, plan, key):
-        from pyanitsa.tournaments.worker import WorkerContext
+    def __init__(self, config, workers, plan, key):
+        from pyanitsa.workers.worker import WorkerContext
 
-        self.context = WorkerContext(config_json, key)
+        self.context = WorkerContext(config, key)
         self.queues = {wid: [] for wid in range(workers)}
         self.incarnation = dict.fromkeys(self.queues, 0)
         self.plan = list(plan)
@@ -160,7 +160,7 @@ class PlannedDeaths:
         self.queues[wid].append((chunk, [tuple(k) for k in keys]))
 
     def wait(self, timeout):
-        from pyanitsa.tournaments.worker import Snapshot
+        from pyanitsa.workers.worker import Snapshot
 
         for wid, queue in self.queues.items():
             if not queue:
@@ -203,11 +203,12 @@ def key_of(folder):
 
 def run_with_deaths(monkeypatch, config, plan, events=None, key=None):
     from pyanitsa.tournaments import runner
+    from pyanitsa.tournaments.schedule import worker_config
 
     backends = []
 
     def make(cfg, workers, key):
-        backends.append(PlannedDeaths(cfg.model_dump_json(), workers, plan, key))
+        backends.append(PlannedDeaths(worker_config(cfg, key), workers, plan, key))
         return backends[-1]
 
     monkeypatch.setattr(runner, "make_backend", make)
@@ -297,7 +298,7 @@ def test_deaths_no_agent_caused_stop_the_run_only_when_they_repeat_on_one_game(
     """A chunk that kills its worker twice outside any decision is retried game by game; one
     game that does it twice on its own stops the run, naming it, as do workers that die three
     times in a row before they play. Without these bounds the run would loop forever."""
-    from pyanitsa.tournaments.config import WorkerError
+    from pyanitsa.workers.worker import WorkerError
 
     with pytest.raises(WorkerError, match=r"game \(0, 1, 1\) killed its worker twice"):
         run_with_deaths(monkeypatch, tiny(tmp_path, "a", workers=1), [((0, 1, 1), None)] * 4)

@@ -106,7 +106,7 @@ def test_an_actor_killed_with_ray_kill_mid_decision_is_replayed(ray_cluster, tmp
     """``ray.kill`` of an actor from outside while Slow decides: the game is replayed in a
     fresh actor, nobody forfeits, and the games are those of a clean run."""
 
-    from pyanitsa.tournaments import ray_backend
+    from pyanitsa.workers import ray_backend
 
     monkeypatch.syspath_prepend(str(TESTS))
     backends = []

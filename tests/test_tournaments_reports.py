@@ -44,7 +44,7 @@ def test_console_and_markdown_state_the_sprt_in_words():
 
 
 def game(pairing, deal, rotation, seats, places):
-    from pyanitsa.tournaments.games import GameRow, points_from_places
+    from pyanitsa.workers.games import GameRow, points_from_places
 
     return GameRow(pairing, deal, rotation, 1, tuple(seats), "win", points_from_places(places),
                    tuple(places), None, 10, 10, None, None, None, None, None, 0.0)

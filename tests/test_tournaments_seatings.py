@@ -16,7 +16,7 @@ from pyanitsa.cli import main
 from pyanitsa.solvers.alpharank import seating_alpha_rank
 from pyanitsa.tournaments import run
 from pyanitsa.tournaments.config import TournamentConfigError, parse_config
-from pyanitsa.tournaments.schedule import Schedule
+from pyanitsa.tournaments.schedule import schedule_of
 from pyanitsa.tournaments.seatings import Seating, rank
 from pyanitsa.tournaments.store import Store, TournamentStoreError
 
@@ -39,7 +39,7 @@ BASE = {"rules": {"preset": "tactical"}, "seed": 1}
 
 def test_copies_round_robin_plays_every_multiset_but_one_agent_alone():
     c = parse_config({**BASE, "agents": list("abcd"), "players": 3, "copies": True})
-    tables = [p.entries for p in Schedule.from_config(c).pairings]
+    tables = [p.entries for p in schedule_of(c).pairings]
     assert len(tables) == math.comb(4 + 3 - 1, 3) - 4
     assert tables[:3] == [(0, 0, 1), (0, 0, 2), (0, 0, 3)] and (1, 1, 1) not in tables
     assert len(set(tables)) == len(tables)
@@ -133,7 +133,7 @@ def test_bad_configs_at_three_seats_are_one_line(fields, message):
 def test_a_copies_gauntlet_needs_only_one_opponent_and_the_cli_says_why_not(tmp_path, capsys):
     ok = parse_config({**BASE, "agents": ["a", "b"], "players": 4, "format": "gauntlet",
                        "copies": True})
-    assert [p.entries for p in Schedule.from_config(ok).pairings] == [(0, 1, 1, 1)]
+    assert [p.entries for p in schedule_of(ok).pairings] == [(0, 1, 1, 1)]
     path = tmp_path / "t.yaml"
     path.write_text(yaml.safe_dump({"agents": ["random", "descending"], "copies": True}))
     assert main(["tournament", str(path)]) == 2

@@ -1,5 +1,6 @@
-"""Tournament building blocks without playing: config, schedule, scoring, counting blocks,
-statistics (the maths itself: tests/test_ratings.py)."""
+"""Tournament building blocks without playing: config, schedule, counting blocks, statistics
+(the maths itself: tests/test_ratings.py; a game's places and points:
+tests/test_workers_games.py)."""
 
 from __future__ import annotations
 
@@ -8,19 +9,13 @@ import math
 import pytest
 
 from pyanitsa.config import apply_override as _apply_override
-from pyanitsa.results import ClassicResult, TacticalResult, Termination
 from pyanitsa.rules import preset
 from pyanitsa.tournaments.config import TournamentConfigError, parse_config
-from pyanitsa.tournaments.games import (
-    GameRow,
-    forfeit_places,
-    place_groups,
-    places_from_groups,
-    points_from_places,
-)
-from pyanitsa.tournaments.schedule import GameKey, Schedule
+from pyanitsa.tournaments.schedule import schedule_of
 from pyanitsa.tournaments.stats import count_blocks, head_to_head, summarize
 from pyanitsa.tournaments.store import Store
+from pyanitsa.workers.games import GameRow, points_from_places
+from pyanitsa.workers.schedule import GameKey
 
 BASE = {"agents": ["a", "b"], "rules": {"preset": "tactical"}}
 
@@ -93,68 +88,27 @@ def test_set_overrides_reach_into_mappings_and_lists():
 
 
 def test_round_robin_and_gauntlet_pairings():
-    rr = Schedule.from_config(config(agents=list("abcde"), players=3, deals=4))
+    rr = schedule_of(config(agents=list("abcde"), players=3, deals=4))
     assert len(rr.pairings) == math.comb(5, 3)
     assert rr.pairings[0].entries == (0, 1, 2)
     assert rr.total_games == 10 * 4 * 3
-    g = Schedule.from_config(config(agents=list("abcde"), players=3, format="gauntlet",
-                                    candidate="c"))
+    g = schedule_of(config(agents=list("abcde"), players=3, format="gauntlet",
+                           candidate="c"))
     assert [p.entries for p in g.pairings] == [(2, 0, 1), (2, 0, 3), (2, 0, 4), (2, 1, 3),
                                                (2, 1, 4), (2, 3, 4)]
 
 
 def test_rotations_share_the_deal_and_move_the_agents():
-    s = Schedule.from_config(config(agents=list("abc"), players=3, deals=2, seed=9))
+    s = schedule_of(config(agents=list("abc"), players=3, deals=2, seed=9))
     keys = s.block(4 % len(s.pairings), 1)
     assert [k.rotation for k in keys] == [0, 1, 2]
     assert len({s.seed_of(k) for k in keys}) == 1
     assert [s.seats(k) for k in keys] == [(0, 1, 2), (1, 2, 0), (2, 0, 1)]
     assert s.seed_of(GameKey(0, 0, 0)) != s.seed_of(GameKey(0, 1, 0))
-    single = Schedule.from_config(config(agents=list("ab"), duplicate=False, deals=3))
+    single = schedule_of(config(agents=list("ab"), duplicate=False, deals=3))
     assert [single.rotations(d) for d in range(3)] == [(0,), (1,), (0,)]
-    assert list(Schedule.from_config(config(agents=list("abc"), deals=2)).blocks()) == \
+    assert list(schedule_of(config(agents=list("abc"), deals=2)).blocks()) == \
         [(0, 0), (1, 0), (2, 0), (0, 1), (1, 1), (2, 1)]
-
-
-# -- places and points -------------------------------------------------------------------------
-
-
-def tactical(scores, winners):
-    outcome = Termination.WIN if len(winners) == 1 else Termination.DRAW
-    return TacticalResult(outcome, tuple(winners), tuple(scores), 0, 10, 10)
-
-
-def places(result, rules, players):
-    return places_from_groups(place_groups(result, rules, players), players)
-
-
-def test_tactical_places_and_points():
-    rules = preset("tactical")
-    p = places(tactical([10, 20, 6], [1]), rules, 3)
-    assert p == (2, 1, 3) and points_from_places(p) == (0.0, 1.0, 0.0)
-    p = places(tactical([12, 12, 8, 4], [0, 1]), rules, 4)
-    assert p == (1, 1, 3, 4) and points_from_places(p) == (0.5, 0.5, 0.0, 0.0)
-    p = places(tactical([10, 20, 6], [2]), rules.replace(misere=True), 3)
-    assert p == (2, 3, 1)
-
-
-def test_classic_places_and_points():
-    rules = preset("classic-ru")
-    win = ClassicResult(Termination.WIN, 2, 100, 120, (0, 1, 3))
-    assert places(win, rules, 4) == (4, 3, 1, 2)
-    cycle = ClassicResult(Termination.CYCLE, None, 100, 120, (1,), 50, 10)
-    p = places(cycle, rules, 4)
-    assert p == (1, 4, 1, 1)
-    assert points_from_places(p) == pytest.approx((1 / 3, 0, 1 / 3, 1 / 3))
-    nobody = ClassicResult(Termination.DRAW, None, 5, 5, (1, 0))
-    assert places(nobody, rules, 2) == (1, 1)
-    misere = ClassicResult(Termination.WIN, 1, 9, 9, (1, 3))
-    assert places(misere, preset("misere"), 4) == (3, 1, 3, 2)
-
-
-def test_forfeit_places():
-    assert forfeit_places(3, 1) == (1, 3, 1)
-    assert points_from_places(forfeit_places(2, 0)) == (0.0, 1.0)
 
 
 # -- head to head, counting ---------------------------------------------------------------------------
@@ -177,7 +131,7 @@ def test_head_to_head_counts_blocks_not_games():
 
 def test_count_blocks_drops_incomplete_blocks_and_deals_past_the_end():
     c = config(deals=2)
-    s = Schedule.from_config(c)
+    s = schedule_of(c)
     rows = [row(0, 0, 0, (0, 1), (1, 2)), row(0, 0, 1, (1, 0), (1, 2)),
             row(0, 1, 0, (0, 1), (1, 2)),                                   # incomplete
             row(0, 2, 0, (0, 1), (1, 2)), row(0, 2, 1, (1, 0), (1, 2))]     # deal 2 >= deals
@@ -187,7 +141,7 @@ def test_count_blocks_drops_incomplete_blocks_and_deals_past_the_end():
 
 def test_count_blocks_stops_at_the_sprt_decision():
     c = config(deals=300, sprt={"elo0": 0, "elo1": 100})
-    s = Schedule.from_config(c)
+    s = schedule_of(c)
     rows = []
     for deal in range(300):  # agent 0 wins every game: H1 quickly
         rows += [row(0, deal, 0, (0, 1), (1, 2)), row(0, deal, 1, (1, 0), (2, 1))]

@@ -17,9 +17,9 @@ from pathlib import Path
 import pytest
 
 from pyanitsa.tournaments.config import parse_config
-from pyanitsa.tournaments.output import WORKER_LOG_LIMIT, truncated_line
 from pyanitsa.tournaments.runner import run_tournament
 from pyanitsa.tournaments.store import Store
+from pyanitsa.workers.output import WORKER_LOG_LIMIT, truncated_line
 
 TESTS = Path(__file__).resolve().parent
 IMMORTAL = TESTS / "bots" / "immortal.py"

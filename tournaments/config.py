@@ -21,7 +21,7 @@ from pydantic import (
 )
 
 from pyanitsa.config import ConfigError, apply_override, first_error, read_mapping
-from pyanitsa.errors import InvalidRulesError, PyanitsaError, PyanitsaRuntimeError
+from pyanitsa.errors import InvalidRulesError, PyanitsaError
 from pyanitsa.rng import MASK64
 from pyanitsa.rules import MAX_PLAYERS, MIN_PLAYERS, Rules
 
@@ -41,11 +41,6 @@ MAX_DEALS = 10**12
 class TournamentError(PyanitsaError):
     """A tournament that cannot run as asked: bad configuration, a database that is not
     resumable with it."""
-
-
-class WorkerError(PyanitsaRuntimeError):
-    """Workers that failed or kept dying outside any agent decision: the run stopped (the
-    engine or the machine failed, not the input)."""
 
 
 class TournamentConfigError(TournamentError, ConfigError):

@@ -9,7 +9,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
-from pyanitsa.tournaments.games import GameRow
+from pyanitsa.workers.games import GameRow
 
 EventSink = Callable[[dict[str, Any]], None]
 

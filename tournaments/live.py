@@ -13,9 +13,9 @@ from typing import Any
 from pyanitsa.ratings.plackett_luce import bradley_terry
 from pyanitsa.ratings.sprt import Sprt
 from pyanitsa.tournaments.config import TournamentConfig
-from pyanitsa.tournaments.games import GameRow
-from pyanitsa.tournaments.schedule import Schedule
 from pyanitsa.tournaments.stats import block_score, pairwise
+from pyanitsa.workers.games import GameRow
+from pyanitsa.workers.schedule import Schedule
 
 STANDINGS_SECONDS = 5.0
 """How often the live standings are recomputed (and sent as an event)."""

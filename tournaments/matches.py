@@ -31,9 +31,9 @@ from pyanitsa.ratings.scores import PairCounts, likelihood_of_superiority, mean_
 from pyanitsa.ratings.sprt import SprtResult, elo_of_score
 from pyanitsa.tournaments.api import Standing, run, statistics, summary_of
 from pyanitsa.tournaments.config import TournamentConfig, parse_config
-from pyanitsa.tournaments.games import GameRow
-from pyanitsa.tournaments.schedule import Schedule
+from pyanitsa.tournaments.schedule import schedule_of
 from pyanitsa.tournaments.stats import block_score, count_blocks
+from pyanitsa.workers.games import GameRow
 
 DEALS = 100
 """Deals (duplicate pairs) of a match without an SPRT."""
@@ -157,7 +157,7 @@ def _play(config: TournamentConfig, *, keep: bool, resume: bool, overwrite: bool
 def figures(config: TournamentConfig, rows: list[GameRow], stats: Any, *,
             output: Path | None, seconds: float) -> MatchResult:
     """The match figures of a two-agent run's rows (see the module docstring)."""
-    blocks, sprts, _ = count_blocks(config, Schedule.from_config(config), rows)
+    blocks, sprts, _ = count_blocks(config, schedule_of(config), rows)
     scores = [block_score(rs, 0) for rs in blocks.values()]
     if scores:
         score, low, high = mean_interval(scores)

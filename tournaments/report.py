@@ -14,7 +14,6 @@ from typing import Any
 
 from pyanitsa.ratings.sprt import SprtResult, elo_of_score
 from pyanitsa.tournaments import fallbacks, seatings, strength
-from pyanitsa.tournaments.games import GameRow
 from pyanitsa.tournaments.meta import _md_table, console_line, markdown_section
 from pyanitsa.tournaments.plots import (
     gauntlet_rows,
@@ -24,6 +23,7 @@ from pyanitsa.tournaments.plots import (
     plot_ratings,
 )
 from pyanitsa.tournaments.stats import AgentStats, Summary
+from pyanitsa.workers.games import GameRow
 
 FILES = ("report.md", "results.csv", "results.json", "ratings.png")
 """The files every report writes, besides the head-to-head plot (:func:`head_to_head_file`)."""

@@ -19,7 +19,7 @@ Failures:
 * A decision still running after ``kill_after`` seconds (``hang_timeout``, by default
   ``2 * time_limit + 5``) gets its worker killed; the agent forfeits that game (``timeout``),
   the worker is replaced and the other games of its chunks are handed out again.
-* A worker that dies is handled by :mod:`pyanitsa.tournaments.deaths`: the game it was
+* A worker that dies is handled by :mod:`pyanitsa.workers.deaths`: the game it was
   deciding is replayed once, a second death in that decision is the agent's forfeit, and the
   other games of its chunks are handed out again.
 """
@@ -38,13 +38,7 @@ from pyanitsa.agents.specs import make_agent
 from pyanitsa.folder_lock import FolderLock
 from pyanitsa.protocol import check_game
 from pyanitsa.tournaments.anchor import anchor_index
-from pyanitsa.tournaments.config import (
-    TournamentConfig,
-    TournamentConfigError,
-    TournamentError,
-    WorkerError,
-)
-from pyanitsa.tournaments.deaths import Chunk, Deaths
+from pyanitsa.tournaments.config import TournamentConfig, TournamentConfigError, TournamentError
 from pyanitsa.tournaments.events import (
     EventSink,
     Progress,
@@ -53,10 +47,13 @@ from pyanitsa.tournaments.events import (
     standings_event,
 )
 from pyanitsa.tournaments.fallbacks import say_fallbacks
-from pyanitsa.tournaments.games import GameRow
 from pyanitsa.tournaments.live import STANDINGS_SECONDS, LiveStandings, SprtTracker
-from pyanitsa.tournaments.schedule import GameKey, Schedule
+from pyanitsa.tournaments.schedule import schedule_of, worker_config
 from pyanitsa.tournaments.store import Store, hold_folder
+from pyanitsa.workers.deaths import Chunk, Deaths
+from pyanitsa.workers.games import GameRow
+from pyanitsa.workers.schedule import GameKey, Schedule
+from pyanitsa.workers.worker import WorkerError
 
 FIRST_CHUNK = 16
 """Games in the first chunks, before any game has been timed."""
@@ -64,7 +61,7 @@ CHUNK_SECONDS = 0.25
 """The play time a chunk aims at once games have been timed."""
 MAX_CHUNK = 1024
 WORKER_LOG = "workers.log"
-"""Workers' stdout and stderr, in the output folder (capped: tournaments/output.py)."""
+"""Workers' stdout and stderr, in the output folder (capped: workers/output.py)."""
 
 
 @dataclass
@@ -96,18 +93,18 @@ def check_agents(config: TournamentConfig) -> None:
 
 
 def make_backend(config: TournamentConfig, workers: int, key: AgentKey) -> Any:
-    """The workers, handed the config and the agent key (which only they and the database
-    hold: it is not part of the config)."""
-    config_json = config.model_dump_json()
+    """The workers, handed what they need of the config and the agent key (which only they
+    and the database hold: it is not part of the config)."""
+    wanted = worker_config(config, key)
     if config.backend == "ray":
         try:
-            from pyanitsa.tournaments.ray_backend import RayBackend
+            from pyanitsa.workers.ray_backend import RayBackend
         except ImportError as exc:
             raise TournamentError(f"backend: ray is not installed ({exc}); install the "
                                   "'ray' extra: pip install 'pyanitsa[ray]'") from None
-        return RayBackend(config_json, workers, config.ray_address, key, log=worker_log(config))
-    from pyanitsa.tournaments.pool import LocalBackend
-    return LocalBackend(config_json, workers, key, log=worker_log(config))
+        return RayBackend(wanted, workers, config.ray_address, key, log=worker_log(config))
+    from pyanitsa.workers.pool import LocalBackend
+    return LocalBackend(wanted, workers, key, log=worker_log(config))
 
 
 def worker_log(config: TournamentConfig) -> Path:
@@ -148,7 +145,7 @@ def run_tournament(config: TournamentConfig, *, resume: bool = False, overwrite:
                              key=key)
         try:
             config = store.config()  # with the seed a seedless config was given
-            schedule = Schedule.from_config(config, store.agent_key())
+            schedule = schedule_of(config, store.agent_key())
             return _Run(config, schedule, store, progress, events, poll, logged=logged,
                         standings_every=standings_every).run(start)
         finally:

@@ -25,8 +25,8 @@ from typing import Any
 
 from pyanitsa.solvers.alpharank import ALPHA, POPULATION, seating_alpha_rank
 from pyanitsa.tournaments.config import TournamentConfig
-from pyanitsa.tournaments.games import GameRow
 from pyanitsa.tournaments.meta import _md_table
+from pyanitsa.workers.games import GameRow
 
 Matrix = Sequence[Sequence[float | None]]
 METHOD = (f"single-population α-Rank (Omidshafiei et al. 2019) of the symmetric game of "

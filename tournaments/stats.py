@@ -39,9 +39,10 @@ from pyanitsa.solvers.meta_game import MetaGame, meta_game
 from pyanitsa.tournaments.anchor import anchor_index
 from pyanitsa.tournaments.config import TournamentConfig
 from pyanitsa.tournaments.fallbacks import fallback_notices
-from pyanitsa.tournaments.games import FORFEIT, GameRow
-from pyanitsa.tournaments.schedule import GameKey, Schedule
+from pyanitsa.tournaments.schedule import schedule_of
 from pyanitsa.tournaments.seatings import SeatingGame, seating_game
+from pyanitsa.workers.games import FORFEIT, GameRow
+from pyanitsa.workers.schedule import GameKey, Schedule
 
 # -- counting -----------------------------------------------------------------------------------------
 
@@ -283,7 +284,7 @@ class Summary:
 
 
 def summarize(config: TournamentConfig, rows: Sequence[GameRow]) -> Summary:
-    schedule = Schedule.from_config(config)
+    schedule = schedule_of(config)
     blocks, sprts, _ = count_blocks(config, schedule, rows)
     stats = agent_stats(config, blocks)
     rated = ratings(config, blocks)

@@ -28,8 +28,8 @@ from pyanitsa.folder_lock import FolderLock
 from pyanitsa.records import Record
 from pyanitsa.results import result_from_json
 from pyanitsa.tournaments.config import RESULT_FIELDS, TournamentConfig, TournamentError
-from pyanitsa.tournaments.games import COLUMNS, GameRow
-from pyanitsa.tournaments.schedule import GameKey
+from pyanitsa.workers.games import COLUMNS, GameRow
+from pyanitsa.workers.schedule import GameKey
 
 DB_NAME = "tournament.db"
 LOCK_NAME = "tournament.lock"

@@ -19,9 +19,9 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from pyanitsa.tournaments.config import WorkerError
-from pyanitsa.tournaments.games import forfeit_row
-from pyanitsa.tournaments.schedule import GameKey, Schedule
+from pyanitsa.workers.games import forfeit_row
+from pyanitsa.workers.schedule import GameKey, Schedule
+from pyanitsa.workers.worker import WorkerError
 
 
 @dataclass

@@ -24,10 +24,15 @@ from typing import Any
 
 from pyanitsa.agents.game import warm_up
 from pyanitsa.agents.seeding import AgentKey
-from pyanitsa.tournaments.config import TournamentConfig
-from pyanitsa.tournaments.output import CappedLog, OutputTap, redirect, start_pump
-from pyanitsa.tournaments.schedule import GameKey
-from pyanitsa.tournaments.worker import DecisionStatus, Message, Snapshot, WorkerContext
+from pyanitsa.workers.output import CappedLog, OutputTap, redirect, start_pump
+from pyanitsa.workers.schedule import GameKey
+from pyanitsa.workers.worker import (
+    DecisionStatus,
+    Message,
+    Snapshot,
+    WorkerConfig,
+    WorkerContext,
+)
 
 
 def _exit_with_parent(parent: int) -> None:
@@ -52,7 +57,7 @@ def _torch_after_fork() -> None:
         torch.set_num_threads(1)
 
 
-def _worker_main(config_json: str, key: AgentKey, conn: Connection, values: Any,
+def _worker_main(config: WorkerConfig, key: AgentKey, conn: Connection, values: Any,
                  parent: int, output: tuple[int | None, str | None, Any]) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
     # on the console an agent's prints would garble the parent's progress bar and table
@@ -66,7 +71,7 @@ def _worker_main(config_json: str, key: AgentKey, conn: Connection, values: Any,
     threading.Thread(target=_exit_with_parent, args=(parent,), daemon=True).start()
     status = DecisionStatus(values)
     try:
-        context = WorkerContext(config_json, key, status)
+        context = WorkerContext(config, key, status)
     except Exception as exc:  # a spec that does not build here: report, then stop
         conn.send(("failed", -1, f"building the agents: {type(exc).__name__}: {exc}"))
         return
@@ -99,13 +104,13 @@ def _serve(context: WorkerContext, conn: Connection) -> None:
 
 
 class _Worker:
-    def __init__(self, ctx: Any, config_json: str, key: AgentKey,
+    def __init__(self, ctx: Any, config: WorkerConfig, key: AgentKey,
                  output: tuple[int | None, str | None, Any]) -> None:
         self.conn, child = ctx.Pipe()
         self.values = ctx.Array("d", [-1.0, -1.0, -1.0, 0.0], lock=False)
         self.status = DecisionStatus(self.values)
         self.process = ctx.Process(target=_worker_main,
-                                   args=(config_json, key, child, self.values, os.getpid(),
+                                   args=(config, key, child, self.values, os.getpid(),
                                          output),
                                    daemon=True, name="pyanitsa-tournament-worker")
         self.process.start()
@@ -119,12 +124,12 @@ class LocalBackend:
     """Chunks handed to a worker at once, so it never waits for the parent."""
     name = "local"
 
-    def __init__(self, config_json: str, workers: int, key: AgentKey, *,
+    def __init__(self, config: WorkerConfig, workers: int, key: AgentKey, *,
                  log: Path | None = None) -> None:
         method = "fork" if "fork" in multiprocessing.get_all_start_methods() \
             and sys.platform != "darwin" else "spawn"
         self.ctx = multiprocessing.get_context(method)
-        self.config_json = config_json
+        self.config = config
         self.log = None if log is None else str(log)
         """Where the workers' stdout and stderr go (none: where the parent's go)."""
         self.used = self.ctx.Value("q", 0)
@@ -140,13 +145,11 @@ class LocalBackend:
         return range(len(self.workers))
 
     def start(self) -> None:
-        if self.ctx.get_start_method() == "fork":
+        if self.ctx.get_start_method() == "fork" and self.config.engine == "batch":
             # load the batch core once here; forked workers share it instead of each loading it
-            config = TournamentConfig.model_validate_json(self.config_json)
-            if config.engine == "batch":
-                warm_up(config.build_rules(), config.players)
+            warm_up(self.config.rules, self.config.players)
         for wid in self.ids:
-            self.workers[wid] = _Worker(self.ctx, self.config_json, self.key, self._output())
+            self.workers[wid] = _Worker(self.ctx, self.config, self.key, self._output())
 
     def _output(self) -> tuple[int | None, str | None, Any]:
         if self.pipe is None and self.log is not None \
@@ -213,7 +216,7 @@ class LocalBackend:
         """Replace a worker that died."""
         w = self._get(wid)
         w.conn.close()
-        self.workers[wid] = _Worker(self.ctx, self.config_json, self.key, self._output())
+        self.workers[wid] = _Worker(self.ctx, self.config, self.key, self._output())
 
     def close(self) -> None:
         for w in self.workers:

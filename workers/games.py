@@ -26,7 +26,7 @@ from pyanitsa.protocol import Agent
 from pyanitsa.records import Record
 from pyanitsa.results import ClassicResult, Result, TacticalResult
 from pyanitsa.rules import Rules
-from pyanitsa.tournaments.schedule import GameKey, Schedule
+from pyanitsa.workers.schedule import GameKey, Schedule
 
 FORFEIT = "forfeit"
 
@@ -38,8 +38,8 @@ COLUMNS = ("pairing", "deal", "rotation", "seed", "seats", "outcome", "points", 
 
 @dataclass(frozen=True)
 class GameRow:
-    """One finished game of a tournament (the store writes and reads it:
-    :mod:`pyanitsa.tournaments.store`)."""
+    """One finished game of a tournament (a worker makes it; the tournament's store writes
+    and reads it)."""
 
     pairing: int
     deal: int

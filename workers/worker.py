@@ -11,7 +11,7 @@ import contextlib
 import time
 from collections.abc import MutableSequence, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 
@@ -19,15 +19,41 @@ from pyanitsa.agents.seeding import AgentKey
 from pyanitsa.agents.specs import make_agent
 from pyanitsa.agents.warm import warm_agent
 from pyanitsa.cards import Card
+from pyanitsa.errors import PyanitsaRuntimeError
 from pyanitsa.protocol import Agent
 from pyanitsa.rules import Rules
-from pyanitsa.tournaments.config import TournamentConfig
-from pyanitsa.tournaments.games import GameRow, play_rows
-from pyanitsa.tournaments.schedule import GameKey, Schedule
+from pyanitsa.workers.games import GameRow, play_rows
+from pyanitsa.workers.schedule import GameKey, Schedule
 
 Message = tuple[Any, ...]
 """What a backend reports: ``("done", wid, chunk, rows)``, ``("failed", wid, chunk, text)`` or
 ``("died", wid, exitcode, snapshot | None)``."""
+
+
+class WorkerError(PyanitsaRuntimeError):
+    """Workers that failed or kept dying outside any agent decision: the run stopped (the
+    engine or the machine failed, not the input)."""
+
+
+@dataclass(frozen=True)
+class WorkerConfig:
+    """What a worker needs to play any game of a schedule (a tournament builds it from its
+    config and hands it to each worker, local or Ray)."""
+
+    specs: tuple[str, ...]
+    """The agents' specs, indexed like the schedule's entries."""
+    rules: Rules
+    """The rules of every game."""
+    players: int
+    """Seats at a table."""
+    schedule: Schedule
+    """Which agents sit where in a game, and its seed (with the agent key of a tournament
+    whose deals are keyed)."""
+    time_limit: float | None
+    """Seconds per decision (none: no limit)."""
+    engine: Literal["batch", "reference"] = "batch"
+    """The games of a chunk together on the batch core, or one by one on the reference
+    engine (the same games)."""
 
 
 @dataclass(frozen=True)
@@ -80,34 +106,32 @@ class TrackedAgent:
         warm_agent(self.agent, rules, players)
 
     def order_hand(self, view: Any, rng: np.random.Generator) -> Sequence[Card]:
-        self.status.deciding(view.seat)
-        try:
-            return self.agent.order_hand(view, rng)
-        finally:
-            self.status.done()
+        return self._decide("order_hand", view, rng)
 
     def order_pickup(self, view: Any, rng: np.random.Generator) -> Sequence[Card]:
+        return self._decide("order_pickup", view, rng)
+
+    def _decide(self, decision: str, view: Any, rng: np.random.Generator) -> Sequence[Card]:
         self.status.deciding(view.seat)
         try:
-            return self.agent.order_pickup(view, rng)
+            return getattr(self.agent, decision)(view, rng)
         finally:
             self.status.done()
 
 
 class WorkerContext:
-    """A worker's agents, rules and schedule, built once per process from the config JSON, and
-    the tournament's agent key that seeds the agents' generators."""
+    """A worker's agents, rules and schedule, built once per process from its
+    :class:`WorkerConfig`, and the tournament's agent key that seeds the agents' generators."""
 
-    def __init__(self, config_json: str, key: AgentKey,
+    def __init__(self, config: WorkerConfig, key: AgentKey,
                  status: DecisionStatus | None = None) -> None:
-        config = TournamentConfig.model_validate_json(config_json)
         self.key = key
         self.status = status or DecisionStatus()
-        self.schedule = Schedule.from_config(config, key)
-        self.rules = config.build_rules()
+        self.schedule: Schedule = config.schedule
+        self.rules = config.rules
         self.time_limit = config.time_limit
         self.engine = config.engine
-        self.agents = [TrackedAgent(make_agent(a.spec), self.status) for a in config.agents]
+        self.agents = [TrackedAgent(make_agent(spec), self.status) for spec in config.specs]
 
     def close(self) -> None:
         """Close the agents that hold something (a ``cmd:`` bot's process)."""

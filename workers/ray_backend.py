@@ -9,8 +9,8 @@ An actor keeps its decision status in a small memory-mapped file on its own node
 where there is one), which outlives the actor: when an actor dies, however (``ray.kill``,
 SIGKILL of its process, an agent's ``os._exit``), a task on that node reads where it was, and
 the run replays or forfeits the game it was deciding exactly as with the local pool (see
-:mod:`pyanitsa.tournaments.deaths`). An actor's stdout and stderr are collected by the parent
-about once a second into ``workers.log``, capped (:mod:`pyanitsa.tournaments.output`).
+:mod:`pyanitsa.workers.deaths`). An actor's stdout and stderr are collected by the parent
+about once a second into ``workers.log``, capped (:mod:`pyanitsa.workers.output`).
 """
 
 from __future__ import annotations
@@ -32,13 +32,19 @@ from ray.exceptions import GetTimeoutError, RayActorError, RayError, RayTaskErro
 from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
 from pyanitsa.agents.seeding import AgentKey
-from pyanitsa.tournaments.games import GameRow
-from pyanitsa.tournaments.output import Buffer, CappedLog, OutputTap
-from pyanitsa.tournaments.schedule import GameKey
-from pyanitsa.tournaments.worker import DecisionStatus, Message, Snapshot, WorkerContext
+from pyanitsa.workers.games import GameRow
+from pyanitsa.workers.output import Buffer, CappedLog, OutputTap
+from pyanitsa.workers.schedule import GameKey
+from pyanitsa.workers.worker import (
+    DecisionStatus,
+    Message,
+    Snapshot,
+    WorkerConfig,
+    WorkerContext,
+)
 
 STATUS_BYTES = 4 * 8
-"""A decision status: four doubles (see :class:`~pyanitsa.tournaments.worker.DecisionStatus`)."""
+"""A decision status: four doubles (see :class:`~pyanitsa.workers.worker.DecisionStatus`)."""
 COLLECT_EVERY = 1.0
 """Seconds between collections of the actors' output."""
 
@@ -82,13 +88,13 @@ def _read_status(name: str) -> Snapshot | None:
 
 
 class _Actor:
-    def __init__(self, config_json: str, key: AgentKey, status_name: str,
+    def __init__(self, config: WorkerConfig, key: AgentKey, status_name: str,
                  capture: bool) -> None:
         self.output = Buffer()
         self.tap = OutputTap(self.output.write) if capture else None
         self.status_name = status_name
         self.status = DecisionStatus(_status_board(status_name))
-        self.context = WorkerContext(config_json, key, self.status)
+        self.context = WorkerContext(config, key, self.status)
 
     @ray.method(concurrency_group="play")
     def play(self, chunk: int, keys: Sequence[tuple[int, int, int]]) -> list[GameRow]:
@@ -128,9 +134,9 @@ class RayBackend:
     depth = 2
     name = "ray"
 
-    def __init__(self, config_json: str, workers: int, address: str | None,
+    def __init__(self, config: WorkerConfig, workers: int, address: str | None,
                  key: AgentKey, *, log: Path | None = None) -> None:
-        self.config_json = config_json
+        self.config = config
         self.key = key
         self.log = None if log is None else CappedLog(log)
         """The actors' output, collected (none: left to Ray)."""
@@ -171,7 +177,7 @@ class RayBackend:
     def _new_actor(self, wid: int) -> None:
         self.generation += 1
         self.boards[wid] = f"pyanitsa-status-{self.token}-{wid}-{self.generation}"
-        self.actors[wid] = RayActor.remote(self.config_json, self.key, self.boards[wid],
+        self.actors[wid] = RayActor.remote(self.config, self.key, self.boards[wid],
                                            self.log is not None)
         self.nodes[wid] = self.actors[wid].node.remote()
         self.located.discard(wid)
