@@ -103,6 +103,27 @@ def warm_nash() -> None:
     teacher_targets(strategy.avg[0], strategy.counts[0], np.array([0, 8]))
 
 
+def warm_tables() -> None:
+    """The n-player tables: the Monte Carlo CFR solve, ``nash`` playing a stored strategy,
+    and the n-player response of ``pyanitsa exploit --players``."""
+    import tempfile
+
+    from pyanitsa import preset
+    from pyanitsa.agents.specs import make_agent
+    from pyanitsa.agents.warm import warm_agent
+    from pyanitsa.rules import Rules
+    from pyanitsa.solvers.mccfr import Solver
+
+    rules = Rules.from_options({"mode": "tactical", "deck": {"ranks": 3, "suits": 2}})
+    solver = Solver(rules, 3, seed=0, batch=16)
+    solver.run(deals=16)
+    with tempfile.TemporaryDirectory() as tmp:
+        solver.strategy().save(f"{tmp}/s.npz")
+        warm_agent(make_agent(f"nash(strategy='{tmp}/s.npz')"), rules, 3)
+    warm_agent(make_agent("nash"), preset("tactical"), 3)
+    _cli("exploit", "--players", "3", "nash", "--deals", "1", "--samples", "4", "--fresh", "4")
+
+
 def warm_envs() -> None:
     """The environments' dealing and tactical scoring."""
     import gymnasium
@@ -115,8 +136,9 @@ def warm_envs() -> None:
         env.step(env.action_space.sample())
 
 
-STEPS = {f.__name__: f for f in (warm_engines, warm_search, warm_research, warm_nash, warm_envs)}
-PARTS = (("warm_research",), ("warm_search", "warm_nash", "warm_envs", "warm_engines"))
+STEPS = {f.__name__: f for f in (warm_engines, warm_search, warm_research, warm_nash, warm_tables,
+                                  warm_envs)}
+PARTS = (("warm_research", "warm_tables"), ("warm_search", "warm_nash", "warm_envs", "warm_engines"))
 """The two halves, one process each, about as long as each other on an empty cache. The
 replays, enumeration and hunt compile most of the classic and tactical batch kernels, the
 simulations' callees among them: the simulations come last in the other half, by when those are
