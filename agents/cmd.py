@@ -8,7 +8,8 @@ handshaken by :meth:`CmdAgent.warm_up` before the referee's clock starts; a bot 
 prints garbage, answers wrongly or overruns its time is killed, forfeits that decision, and is
 started afresh for the next one. Its stderr goes to a file or nowhere, never into the protocol.
 
-The bot sees its view and nothing else: it shares no interpreter with pyanitsa, so an
+The bot sees its view and nothing else: it shares no interpreter with pyanitsa, and it runs in
+the sandbox of :mod:`pyanitsa.agents.sandbox` (namespaces, limits, a scratch folder), so an
 untrusted bot belongs here rather than in a ``module:Class`` spec.
 """
 
@@ -32,6 +33,7 @@ from typing import Any
 
 import numpy as np
 
+from pyanitsa.agents import sandbox as jail
 from pyanitsa.agents.guard import DecisionTimeout, IllegalAnswer, time_budget
 from pyanitsa.agents.specs import register_scheme
 from pyanitsa.cards import Card
@@ -77,10 +79,12 @@ class CmdAgent(BaseAgent):
     ``timeout``: seconds to wait for an answer when the caller sets no time limit (with one,
     the limit is the wait). ``start_timeout``: seconds for start-up and the handshake (not
     counted against the time limit). ``stderr``: a file the bot's stderr is appended to
-    (default: discarded)."""
+    (default: discarded). ``sandbox``: a level (``strict``, ``basic``, ``none``) or a mapping
+    of :class:`~pyanitsa.agents.sandbox.Policy` fields; default: the tournament's, else
+    ``strict``. A level this machine cannot give is refused here, when the agent is built."""
 
     def __init__(self, command: str, *, timeout: float = 30.0, start_timeout: float = 10.0,
-                 stderr: str = "") -> None:
+                 stderr: str = "", sandbox: str | dict[str, Any] | None = None) -> None:
         try:
             argv = shlex.split(command)
         except ValueError as exc:
@@ -96,10 +100,13 @@ class CmdAgent(BaseAgent):
         self.timeout = float(timeout)
         self.start_timeout = float(start_timeout)
         self.stderr = stderr
+        self.policy = jail.default_policy() if sandbox is None else jail.policy_from(sandbox)
+        jail.require(self.policy.level, key="sandbox")
         self.bot_name: str | None = None
         """The name the bot gave in its handshake."""
         self.decisions: tuple[str, ...] = ()
         self._proc: subprocess.Popen[bytes] | None = None
+        self._launch: jail.Launch | None = None
         self._owner = 0
         self._buffer = b""
 
@@ -144,10 +151,13 @@ class CmdAgent(BaseAgent):
         if self.stderr:
             err = open(self.stderr, "ab")  # noqa: SIM115 - the child keeps its own copy
         try:
-            self._proc = _spawner().popen(self.argv, stdin=subprocess.PIPE,
+            self._launch = jail.launch(self.policy, self.argv)
+            self._proc = _spawner().popen(self._launch, stdin=subprocess.PIPE,
                                           stdout=subprocess.PIPE, stderr=err, bufsize=0,
                                           close_fds=True, start_new_session=True)
         except OSError as exc:
+            jail.cleanup(self._launch)
+            self._launch = None
             raise BotError(f"cannot start {shlex.join(self.argv)!r}: {exc}") from None
         finally:
             if err is not subprocess.DEVNULL:
@@ -181,7 +191,9 @@ class CmdAgent(BaseAgent):
     def close(self) -> None:
         """Kill the bot (and anything it started), if it runs."""
         proc, self._proc = self._proc, None
+        started, self._launch = self._launch, None
         if proc is None:
+            jail.cleanup(started)
             return
         with contextlib.suppress(OSError):
             os.killpg(proc.pid, signal.SIGKILL)
@@ -193,6 +205,7 @@ class CmdAgent(BaseAgent):
                     pipe.close()
         with contextlib.suppress(subprocess.TimeoutExpired):
             proc.wait(timeout=5)
+        jail.cleanup(started)
 
     def __del__(self) -> None:
         with contextlib.suppress(Exception):
@@ -201,7 +214,7 @@ class CmdAgent(BaseAgent):
 
     def __getstate__(self) -> dict[str, Any]:
         state = dict(self.__dict__)
-        state.update(_proc=None, _owner=0, _buffer=b"")
+        state.update(_proc=None, _launch=None, _owner=0, _buffer=b"")
         return state
 
     def _send(self, message: dict[str, Any], deadline: float) -> None:
@@ -276,17 +289,31 @@ class _Spawner:
 
     def _serve(self) -> None:
         while True:
-            argv, kwargs, box, done = self.requests.get()
+            started, kwargs, box, done = self.requests.get()
             try:
-                box.append(subprocess.Popen(argv, preexec_fn=self.preexec, **kwargs))
+                box.append(subprocess.Popen(started.argv, env=started.env, cwd=started.cwd,
+                                            preexec_fn=self._preexec(started.rlimits),
+                                            **kwargs))
             except BaseException as exc:  # handed to the caller, which raises it
                 box.append(exc)
             done.set()
 
-    def popen(self, argv: list[str], **kwargs: Any) -> subprocess.Popen[bytes]:
+    def _preexec(self, rlimits: list[tuple[int, int]]) -> Any:
+        if not rlimits:
+            return self.preexec
+        death, limits = self.preexec, jail.limit_setter(rlimits)
+
+        def preexec() -> None:
+            if death is not None:
+                death()
+            limits()
+
+        return preexec
+
+    def popen(self, started: jail.Launch, **kwargs: Any) -> subprocess.Popen[bytes]:
         box: list[Any] = []
         done = threading.Event()
-        self.requests.put((argv, kwargs, box, done))
+        self.requests.put((started, kwargs, box, done))
         done.wait()
         if isinstance(box[0], BaseException):
             raise box[0]

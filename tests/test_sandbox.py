@@ -1,0 +1,243 @@
+"""The sandbox of ``cmd:`` bots (issue 37): real attacks by tests/bots/attacker.py, each failing
+under the sandbox and, where cheap, shown to work with ``sandbox="none"``.
+
+The strict tests need bubblewrap with user namespaces (``make test`` installs it); where this
+machine lacks them they skip and say what is missing.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from pyanitsa.agents import AgentFailure, AgentSpecError, make_agent, play_game
+from pyanitsa.agents.cmd import CmdAgent
+from pyanitsa.agents.sandbox import Policy, SandboxError, launch, policy_from, probe, require
+from pyanitsa.rules import preset
+
+ROOT = Path(__file__).resolve().parent.parent
+BOTS = Path(__file__).resolve().parent / "bots"
+TACTICAL = preset("tactical")
+strict = pytest.mark.skipif(probe().level != "strict",
+                            reason=f"no strict sandbox here: needs {probe().missing}")
+
+
+def attacker(tmp_path: Path, *args: str, sandbox: str | dict = "strict") -> tuple[CmdAgent, dict]:
+    """Start the attacker, return the agent (closed by the caller) and its report."""
+    log = tmp_path / f"attacker-{len(list(tmp_path.glob('attacker-*')))}.log"
+    command = shlex.join([sys.executable, str(BOTS / "attacker.py"), *args])
+    agent = CmdAgent(command, stderr=str(log), sandbox=sandbox)
+    agent.warm_up()
+    return agent, json.loads(log.read_text().splitlines()[0])
+
+
+@pytest.fixture
+def run(tmp_path):
+    made: list[CmdAgent] = []
+
+    def start(*args: str, sandbox: str | dict = "strict") -> dict:
+        agent, report = attacker(tmp_path, *args, sandbox=sandbox)
+        made.append(agent)
+        return report
+
+    yield start
+    for agent in made:
+        agent.close()
+
+
+@strict
+def test_it_cannot_read_the_database_by_its_path(run, tmp_path):
+    db = tmp_path / "run" / "tournament.db"
+    db.parent.mkdir()
+    db.write_text("seed 0 agent key 1234")
+    assert run("read", str(db), sandbox="none") == {"ok": True, "value": db.read_text()}
+    got = run("read", str(db))
+    assert got["ok"] is False and "FileNotFoundError" in got["error"]
+    home = run("read", str(ROOT / "pyproject.toml"))  # the repository is not there either
+    assert home["ok"] is False
+
+
+@strict
+def test_it_sees_only_its_own_processes_in_proc(run):
+    open_report = run("proc", sandbox="none")
+    assert open_report["ppid"] == os.getpid() and open_report["cmdline"]["ok"]
+    assert "pytest" in open_report["cmdline"]["value"]
+    got = run("proc")
+    assert got["pids"] <= 3  # bubblewrap's init and the bot itself
+    assert got["ppid"] != os.getpid()
+    for key in ("cmdline", "environ"):
+        assert "pytest" not in json.dumps(got[key])
+
+
+@strict
+def test_it_cannot_connect_to_a_local_listener(run):
+    with socket.create_server(("127.0.0.1", 0)) as server:
+        server.settimeout(5)
+        port = str(server.getsockname()[1])
+        assert run("connect", port, sandbox="none")["ok"] is True
+        conn, _ = server.accept()
+        conn.close()
+        got = run("connect", port)
+        assert got["ok"] is False
+        server.settimeout(0.2)
+        with pytest.raises(TimeoutError):
+            server.accept()
+
+
+@strict
+def test_it_cannot_signal_a_sibling_or_find_its_parent(run):
+    sibling = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        got = run("kill", str(sibling.pid))
+        assert got["ok"] is False and "ProcessLookupError" in got["error"]
+        assert sibling.poll() is None
+        assert run("parent")["ppid"] != os.getpid()
+        assert run("kill", str(sibling.pid), sandbox="none")["ok"] is True
+        assert sibling.wait(timeout=5) == -9
+    finally:
+        sibling.kill()
+        sibling.wait()
+
+
+def _marked(marker: str) -> list[int]:
+    found = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            if marker.encode() in Path(f"/proc/{pid}/cmdline").read_bytes():
+                found.append(int(pid))
+        except OSError:
+            continue
+    return found
+
+
+def _gone(marker: str, seconds: float = 5.0) -> bool:
+    deadline = time.monotonic() + seconds
+    while _marked(marker) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return not _marked(marker)
+
+
+@pytest.mark.parametrize("level", [pytest.param("strict", marks=strict), "none"])
+def test_a_double_forked_daemon_dies_with_the_sandboxed_bot(tmp_path, level):
+    marker = f"pyanitsa-daemon-{os.getpid()}-{level}"
+    agent, got = attacker(tmp_path, "daemon", marker, sandbox=level)
+    try:
+        assert got["ok"] is True and _marked(marker)
+    finally:
+        agent.close()
+    try:
+        assert _gone(marker) is (level == "strict")  # unsandboxed, it outlives the bot
+    finally:
+        for pid in _marked(marker):
+            os.kill(pid, 9)
+
+
+@pytest.mark.parametrize("level", [pytest.param("strict", marks=strict), "basic"])
+def test_allocating_past_the_memory_limit_is_the_bots_own_forfeit(tmp_path, level):
+    command = shlex.join([sys.executable, str(BOTS / "attacker.py"), "memory", "512"])
+    agent = CmdAgent(command, sandbox={"level": level, "memory_mb": 256})
+    try:
+        with pytest.raises(AgentFailure) as caught:
+            play_game(TACTICAL, [agent, "descending"], seed=1, time_limit=5)
+        assert caught.value.seat == 0 and caught.value.kind == "error"
+        assert "exited" in str(caught.value)
+    finally:
+        agent.close()
+
+
+@strict
+def test_writes_land_in_its_scratch_only(run, tmp_path):
+    target = tmp_path / "outside.txt"
+    got = run("write", str(target))
+    assert got["ok"] is False and not target.exists()
+    for path in ("/owned.txt", str(BOTS / "owned.txt")):  # the root, its own (read-only) folder
+        got = run("write", path)
+        assert got["ok"] is False and "Read-only" in got["error"]
+        assert not Path(path).exists()
+    got = run("write", "in-scratch.txt")
+    assert got["ok"] is True and got["scratch"] == {"ok": True, "value": "mine\n"}
+
+
+@strict
+def test_the_scratch_folder_is_removed_after_the_bot(tmp_path):
+    agent = CmdAgent(shlex.join([sys.executable, str(ROOT / "examples/bots/random_bot.py")]))
+    agent.warm_up()
+    assert agent._launch is not None and agent._launch.scratch is not None
+    scratch = Path(agent._launch.scratch)
+    assert scratch.is_dir()
+    agent.close()
+    assert not scratch.exists()
+
+
+@pytest.mark.parametrize("level", [pytest.param("strict", marks=strict), "basic"])
+def test_well_behaved_bots_play_the_same_games_in_the_sandbox(level):
+    def records(sandbox: str) -> list[str]:
+        made = [make_agent(f"cmd:{shlex.join([sys.executable, str(BOTS / 'immortal.py')])}"
+                           f"(sandbox={sandbox!r})"),
+                make_agent(f"cmd:{shlex.join([sys.executable, str(ROOT / 'examples/bots/random_bot.py')])}"
+                           f"(sandbox={sandbox!r})")]
+        try:
+            return [json.dumps(play_game(TACTICAL, made, seed=s).record.to_json())
+                    for s in range(3)]
+        finally:
+            for agent in made:
+                agent.close()
+
+    assert records(level) == records("none")
+
+
+@pytest.mark.parametrize(("value", "says"), [
+    ("'lax'", "sandbox: 'lax' is not a level"),
+    ("{'level': 'basic', 'memory_mb': -1}", "memory_mb=-1"),
+    ("{'cpu': 3}", "unknown key 'cpu'"),
+    ("{'paths': ['relative/dir']}", "'relative/dir' is not an absolute path"),
+])
+def test_bad_sandbox_values_are_one_line(value, says):
+    with pytest.raises((SandboxError, AgentSpecError)) as caught:
+        make_agent(f"cmd:{sys.executable} x.py(sandbox={value})")
+    assert says in str(caught.value) and "\n" not in str(caught.value)
+
+
+def test_a_level_above_the_machines_is_refused(monkeypatch):
+    monkeypatch.setattr("pyanitsa.agents.sandbox.shutil.which",
+                        lambda name, path=None: None if name == "bwrap" else "/usr/bin/" + name)
+    probe.cache_clear()
+    try:
+        with pytest.raises(SandboxError, match=r"^sandbox: 'strict' needs bubblewrap"):
+            require("strict")
+        assert require("basic").level == "basic"
+    finally:
+        probe.cache_clear()
+
+
+def test_none_is_an_explicit_choice_with_a_warning(capfd):
+    from pyanitsa.agents.sandbox import _warn_none
+
+    _warn_none.cache_clear()
+    assert policy_from(None).level == "strict"
+    require("none")
+    assert "warning: sandbox none" in capfd.readouterr().err
+
+
+def test_strict_binds_no_host_folder_but_its_own(tmp_path):
+    script = tmp_path / "bots" / "b.py"
+    script.parent.mkdir()
+    script.write_text("")
+    started = launch(Policy(paths=("/opt",), hide=(str(tmp_path / "bots" / "run"),)),
+                     [sys.executable, str(script)])
+    try:
+        binds = [started.argv[i + 1] for i, a in enumerate(started.argv) if a == "--ro-bind"]
+        assert str(script.parent) in binds and "/opt" in binds
+        assert not any(b in ("/", "/work", "/tmp", str(tmp_path)) for b in binds)
+        assert started.env is not None and set(started.env) == {"PATH", "LANG", "HOME",
+                                                                "TMPDIR"}
+    finally:
+        os.rmdir(started.scratch or "")
