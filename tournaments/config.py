@@ -20,6 +20,8 @@ from pydantic import (
     model_validator,
 )
 
+from pyanitsa.agents.sandbox import Level as SandboxLevel
+from pyanitsa.agents.sandbox import Policy, SandboxError, policy_from, with_hidden
 from pyanitsa.config import ConfigError, apply_override, first_error, read_mapping
 from pyanitsa.errors import InvalidRulesError, PyanitsaError
 from pyanitsa.rng import MASK64
@@ -167,6 +169,10 @@ class TournamentConfig(_Model):
     exploit: ExploitConfig | None = None
     """Measure each agent's exploitability on full deals for the reports (see
     :class:`ExploitConfig`); ``exploit: {}`` takes the defaults."""
+    sandbox: SandboxLevel | dict[str, Any] = "strict"
+    """How ``cmd:`` bots are confined: ``strict``, ``basic`` or ``none``, or a mapping with
+    ``level`` and limits, ``paths``, ``network`` (:class:`pyanitsa.agents.sandbox.Policy`).
+    The run refuses to start if this machine gives less than the level asked for."""
 
     @field_validator("agents", mode="before")
     @classmethod
@@ -196,6 +202,15 @@ class TournamentConfig(_Model):
     def _path(cls, value: str | None) -> str | None:
         if value is not None and "\x00" in value:  # open() and the lock refuse it later
             raise ValueError("a path cannot hold a NUL character")
+        return value
+
+    @field_validator("sandbox", mode="before")
+    @classmethod
+    def _sandbox(cls, value: Any) -> Any:
+        try:
+            policy_from(value)
+        except SandboxError as exc:
+            raise ValueError(str(exc).removeprefix("sandbox: ")) from None
         return value
 
     @field_validator("time_limit", "hang_timeout")
@@ -266,6 +281,10 @@ class TournamentConfig(_Model):
     @property
     def output_dir(self) -> Path:
         return Path(self.output if self.output is not None else f"runs/tournaments/{self.name}")
+
+    def sandbox_policy(self) -> Policy:
+        """The policy of this run's ``cmd:`` bots, with its output folder hidden from them."""
+        return with_hidden(policy_from(self.sandbox), self.output_dir)
 
     @property
     def kill_after(self) -> float | None:

@@ -22,6 +22,7 @@ from pyanitsa.tournaments.plots import (
     plot_head_to_head,
     plot_ratings,
 )
+from pyanitsa.tournaments.sandboxing import bot_levels
 from pyanitsa.tournaments.stats import AgentStats, Summary
 from pyanitsa.workers.games import GameRow
 
@@ -185,6 +186,10 @@ def markdown(summary: Summary, rows: Sequence[GameRow]) -> str:
     idx = order(summary)
     names = [a.name for a in summary.agents]
     out = [f"# Tournament `{c.name}`", "", describe(summary) + ".", ""]
+    levels = bot_levels(c)
+    if levels:
+        out += ["Sandbox of the `cmd:` bots: " + ", ".join(
+            f"{level} (`{key}`)" for key, level in levels.items()) + ".", ""]
     out += ["## Agents", "",
             _md_table(["agent", "spec"], [(a.name, f"`{a.spec}`") for a in c.agents],
                       [False, False]), ""]

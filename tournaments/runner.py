@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from pyanitsa.agents.sandbox import using
 from pyanitsa.agents.seeding import AgentKey
 from pyanitsa.agents.specs import make_agent
 from pyanitsa.folder_lock import FolderLock
@@ -48,6 +49,7 @@ from pyanitsa.tournaments.events import (
 )
 from pyanitsa.tournaments.fallbacks import say_fallbacks
 from pyanitsa.tournaments.live import STANDINGS_SECONDS, LiveStandings, SprtTracker
+from pyanitsa.tournaments.sandboxing import say_sandbox
 from pyanitsa.tournaments.schedule import schedule_of, worker_config
 from pyanitsa.tournaments.store import Store, hold_folder
 from pyanitsa.workers.deaths import Chunk, Deaths
@@ -86,7 +88,8 @@ def check_agents(config: TournamentConfig) -> None:
     rules = config.build_rules()
     for i, entry in enumerate(config.agents):
         try:
-            check_game([make_agent(entry.spec)], rules, config.players)
+            with using(config.sandbox_policy()):
+                check_game([make_agent(entry.spec)], rules, config.players)
         except Exception as exc:
             raise TournamentConfigError(f"agents.{i}.spec: {' '.join(str(exc).split())}") \
                 from None
@@ -137,6 +140,7 @@ def run_tournament(config: TournamentConfig, *, resume: bool = False, overwrite:
     """
     start = time.perf_counter()
     config.build_rules()
+    say_sandbox(config)
     check_agents(config)
     say_fallbacks(config)
     held = lock if lock is not None else hold_folder(config.output_dir)

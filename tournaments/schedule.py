@@ -49,4 +49,4 @@ def worker_config(config: TournamentConfig, key: AgentKey) -> WorkerConfig:
     """What the workers need of ``config`` to play its games with the agent key ``key``."""
     return WorkerConfig(tuple(a.spec for a in config.agents), config.build_rules(),
                         config.players, schedule_of(config, key), config.time_limit,
-                        config.engine)
+                        config.engine, config.sandbox_policy())

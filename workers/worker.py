@@ -15,6 +15,7 @@ from typing import Any, Literal
 
 import numpy as np
 
+from pyanitsa.agents.sandbox import Policy, using
 from pyanitsa.agents.seeding import AgentKey
 from pyanitsa.agents.specs import make_agent
 from pyanitsa.agents.warm import warm_agent
@@ -54,6 +55,8 @@ class WorkerConfig:
     engine: Literal["batch", "reference"] = "batch"
     """The games of a chunk together on the batch core, or one by one on the reference
     engine (the same games)."""
+    sandbox: Policy = Policy()
+    """The default sandbox of the ``cmd:`` agents (a spec may name its own)."""
 
 
 @dataclass(frozen=True)
@@ -131,7 +134,9 @@ class WorkerContext:
         self.rules = config.rules
         self.time_limit = config.time_limit
         self.engine = config.engine
-        self.agents = [TrackedAgent(make_agent(spec), self.status) for spec in config.specs]
+        with using(config.sandbox):
+            self.agents = [TrackedAgent(make_agent(spec), self.status)
+                           for spec in config.specs]
 
     def close(self) -> None:
         """Close the agents that hold something (a ``cmd:`` bot's process)."""

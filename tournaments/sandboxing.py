@@ -1,0 +1,48 @@
+"""The sandbox level of a run's ``cmd:`` bots, checked and said out loud when it starts: the
+config's ``sandbox`` and any level a ``cmd:`` spec names must be one this machine gives."""
+
+from __future__ import annotations
+
+import sys
+
+from pyanitsa.agents.sandbox import SandboxError, policy_from, probe, require
+from pyanitsa.agents.specs import AgentSpecError, parse_spec
+from pyanitsa.tournaments.config import TournamentConfig, TournamentConfigError
+
+
+def bot_levels(config: TournamentConfig) -> dict[str, str]:
+    """``{field: level}`` of the config's ``cmd:`` agents: ``sandbox`` for those that name no
+    level of their own, ``agents.I.spec`` for those that do. Empty with no ``cmd:`` agent."""
+    out: dict[str, str] = {}
+    for i, entry in enumerate(config.agents):
+        try:
+            head, params = parse_spec(entry.spec)
+        except AgentSpecError:
+            continue  # said by the agents' check, with its field
+        if not head.startswith("cmd:"):
+            continue
+        if "sandbox" in params:
+            try:
+                out[f"agents.{i}.spec"] = policy_from(params["sandbox"]).level
+            except SandboxError as exc:
+                raise TournamentConfigError(f"agents.{i}.spec: {exc}") from None
+        else:
+            out["sandbox"] = policy_from(config.sandbox).level
+    return out
+
+
+def say_sandbox(config: TournamentConfig) -> str | None:
+    """Refuse a level this machine cannot give (one line naming the field); otherwise print
+    the level of the run's ``cmd:`` bots on stderr and return it (None: no ``cmd:`` bot)."""
+    levels = bot_levels(config)
+    for key, level in levels.items():
+        try:
+            require(level, key=key)  # type: ignore[arg-type]
+        except SandboxError as exc:
+            raise TournamentConfigError(str(exc)) from None
+    if not levels:
+        return None
+    used = levels.get("sandbox") or next(iter(levels.values()))
+    text = probe().describe(used)  # type: ignore[arg-type]
+    print(f"pyanitsa: cmd: bots in sandbox {text}", file=sys.stderr, flush=True)
+    return used
