@@ -298,7 +298,7 @@ def _own_paths(argv: Sequence[str], policy: Policy) -> list[str]:
     out: list[str] = []
     program = Path(argv[0])
     for path in (program, program.resolve()):
-        folder = path.parent.parent if path.parent.name == "bin" else path.parent
+        folder = path.parent.parent if path.parent.name in ("bin", "shims") else path.parent
         out.append(str(folder))
     script = next((a for a in argv[1:] if os.path.isabs(a) and os.path.isfile(a)), None)
     if script is not None:  # an interpreter's script: only the first file, not every argument

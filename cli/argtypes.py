@@ -101,3 +101,12 @@ def add_set_argument(parser: argparse.ArgumentParser, examples: str) -> None:
     parser.add_argument("--set", dest="overrides", action="append", default=[],
                         metavar="KEY=VALUE", help="override a config field; dotted paths reach "
                                                   f"into mappings and lists ({examples})")
+
+
+def add_sandbox_argument(parser: argparse.ArgumentParser) -> None:
+    """``--sandbox LEVEL`` of the ``cmd:`` bots a command runs (docs/bots.md, "The sandbox")."""
+    from pyanitsa.agents.sandbox import LEVELS
+
+    parser.add_argument("--sandbox", choices=LEVELS, default="strict",
+                        help="how cmd: bots are confined: strict (bubblewrap namespaces and "
+                             "limits, the default), basic (limits only) or none (a warning)")

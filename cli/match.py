@@ -53,6 +53,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="start again in --output DIR, deleting its games")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
+    argtypes.add_sandbox_argument(p)
     p.set_defaults(run=run_match_command)
 
 
@@ -105,7 +106,7 @@ def run_match_command(args: argparse.Namespace) -> int:
                        seed=args.seed, sprt=parse_sprt(args.sprt), workers=args.workers,
                        time_limit=args.time_limit, anchor=args.anchor, output=args.output,
                        resume=args.resume, overwrite=args.overwrite,
-                       progress=not args.quiet)
+                       progress=not args.quiet, sandbox=args.sandbox)
     except PyanitsaError as exc:
         # the config's field paths, in the command's own words
         text = re.sub(r"\bagents\.0\.spec\b", "A", str(exc).removeprefix("match: "))
@@ -158,6 +159,8 @@ def format_result(r: Any) -> str:
     if r.sprt is not None:
         s = r.sprt
         lines.append(f"SPRT      {s.verdict} ({s.blocks} pairs)")
+    if r.sandbox is not None:
+        lines.append(f"sandbox   {r.sandbox} (cmd: bots)")
     if r.output is not None:
         lines.append(f"games and reports in {r.output}/")
     return "\n".join(lines)

@@ -41,12 +41,14 @@ def register(sub: argparse._SubParsersAction) -> None:
                         f"first and last {SHOWN // 2})")
     p.add_argument("--json", action="store_true",
                    help='print {"record": ..., "result": ...} instead of the log')
+    argtypes.add_sandbox_argument(p)
     p.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
     # the agents load when a command runs, not when the parser is built for every command
     from pyanitsa.agents.game import play_specs
+    from pyanitsa.agents.sandbox import policy_from, using
     from pyanitsa.agents.specs import split_specs
 
     rules = rules_from_args(args)
@@ -63,7 +65,8 @@ def run(args: argparse.Namespace) -> int:
         record = Record.dealt(rules, players, seed)
         result, events = record.play_logged()
     else:
-        outcome = play_specs(rules, specs, seed, log=True, time_limit=args.time_limit)
+        with using(policy_from(args.sandbox)):
+            outcome = play_specs(rules, specs, seed, log=True, time_limit=args.time_limit)
         record, result, events = outcome.record, outcome.result, outcome.events
     if args.json:
         print(json.dumps({"record": record.to_json(), "result": result.to_json()},

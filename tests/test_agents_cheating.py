@@ -20,6 +20,7 @@ import pytest
 
 from pyanitsa.agents import make_agent
 from pyanitsa.agents.game import play_games
+from pyanitsa.agents.sandbox import probe
 from pyanitsa.agents.seeding import new_key
 from pyanitsa.rules import Rules
 from pyanitsa.tournaments.config import parse_config
@@ -125,8 +126,10 @@ def _bot(*args: str) -> dict[str, str]:
 
 def test_a_cmd_bot_cheating_with_its_seed_wins_only_when_the_seed_is_guessable(tmp_path):
     """The same attack from a `cmd:` bot, through the `seed` it is sent: with seed 0 it wins
-    every game; with a drawn seed it plays exactly as it does with ``--honest``."""
-    deals = {"deals": 12}
+    every game; with a drawn seed it plays exactly as it does with ``--honest``. (The cheater
+    imports pyanitsa to save code, so its sandbox lets it read the repository: the attack
+    goes through the `seed` it is sent, which no sandbox hides.)"""
+    deals = {"deals": 12, "sandbox": {"level": probe().level, "paths": [str(TESTS.parent)]}}
     _, _, cheat = _played(_config(tmp_path / "a", _bot(), seed=0, **deals))
     assert cheat == 1.0
     stored, cheat_rows, _ = _played(_config(tmp_path / "b", _bot(), **deals))

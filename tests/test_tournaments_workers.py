@@ -60,7 +60,13 @@ def config(tmp_path, backend, agents, **fields):
 
 
 def processes_with(marker: str) -> list[int]:
-    """Live processes whose argv holds ``marker`` (Linux /proc)."""
+    """Live processes whose argv holds ``marker`` (Linux /proc), outermost only: a sandboxed
+    bot is bubblewrap, its init and the bot, and the worker started the first."""
+    marked = _marked(marker)
+    return [pid for pid in marked if parent_pid(pid) not in marked]
+
+
+def _marked(marker: str) -> list[int]:
     out = []
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit():

@@ -31,6 +31,7 @@ from pyanitsa.ratings.scores import PairCounts, likelihood_of_superiority, mean_
 from pyanitsa.ratings.sprt import SprtResult, elo_of_score
 from pyanitsa.tournaments.api import Standing, run, statistics, summary_of
 from pyanitsa.tournaments.config import TournamentConfig, parse_config
+from pyanitsa.tournaments.sandboxing import used_level
 from pyanitsa.tournaments.schedule import schedule_of
 from pyanitsa.tournaments.stats import block_score, count_blocks
 from pyanitsa.workers.games import GameRow
@@ -68,6 +69,8 @@ class MatchResult:
     output: Path | None
     """The run folder, if kept (``output=``); None for a temporary one."""
     seconds: float
+    sandbox: str | None = None
+    """The sandbox level of the ``cmd:`` bots (None: no ``cmd:`` bot)."""
 
     def to_json(self) -> dict[str, Any]:
         """A JSON-safe mapping: infinite or undefined numbers become None."""
@@ -82,7 +85,7 @@ class MatchResult:
             "sprt": None if self.sprt is None else asdict(self.sprt) | {
                 "verdict": self.sprt.verdict},
             "output": None if self.output is None else str(self.output),
-            "seconds": self.seconds,
+            "seconds": self.seconds, "sandbox": self.sandbox,
         }
 
 
@@ -171,5 +174,5 @@ def figures(config: TournamentConfig, rows: list[GameRow], stats: Any, *,
         elo_of_score(score) if scores else math.nan,
         None if ci is None else (elo_of_score(ci[0]), elo_of_score(ci[1])),
         likelihood_of_superiority(scores), PairCounts.of(scores), (first, second), config.anchor,
-        sprts[0] if sprts else None, output, seconds)
+        sprts[0] if sprts else None, output, seconds, used_level(config))
 

@@ -31,6 +31,13 @@ def bot_levels(config: TournamentConfig) -> dict[str, str]:
     return out
 
 
+def used_level(config: TournamentConfig) -> str | None:
+    """The level of the run's ``cmd:`` bots (the config's, else the first a spec names; None:
+    no ``cmd:`` bot), for results and reports."""
+    levels = bot_levels(config)
+    return levels.get("sandbox") or next(iter(levels.values()), None)
+
+
 def say_sandbox(config: TournamentConfig) -> str | None:
     """Refuse a level this machine cannot give (one line naming the field); otherwise print
     the level of the run's ``cmd:`` bots on stderr and return it (None: no ``cmd:`` bot)."""
@@ -40,9 +47,9 @@ def say_sandbox(config: TournamentConfig) -> str | None:
             require(level, key=key)  # type: ignore[arg-type]
         except SandboxError as exc:
             raise TournamentConfigError(str(exc)) from None
-    if not levels:
+    used = used_level(config)
+    if used is None:
         return None
-    used = levels.get("sandbox") or next(iter(levels.values()))
     text = probe().describe(used)  # type: ignore[arg-type]
     print(f"pyanitsa: cmd: bots in sandbox {text}", file=sys.stderr, flush=True)
     return used
