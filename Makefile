@@ -4,7 +4,7 @@ PY = $(VENV)/bin/python
 # The PyTorch build to install. The default is the CPU wheel; see README "PyTorch builds".
 TORCH ?= torch==2.13.0
 
-.PHONY: install install-demo test test-slow lint demo bench clean
+.PHONY: install install-demo system-deps test test-slow lint demo bench clean
 
 # Two installs, each marked by a stamp when it finishes, redone when pyproject.toml changes:
 # what the demo runs (pyanitsa and its core dependencies only: the shipped policy plays from
@@ -38,7 +38,19 @@ lint: install
 # named after the run, since that is where the time goes. On a fresh clone each worker would
 # compile the same numba kernels for itself: tests/warm_kernels.py compiles them first, half a
 # core each, so the workers load them (a few seconds when the cache is already full).
-test: lint
+# bubblewrap (bwrap) gives `cmd:` bots the strict sandbox (docs/bots.md, "The sandbox"). Installed
+# with apt when missing; without apt (or as a user apt refuses) one line says so and the tests
+# of the strict sandbox skip, naming the level this machine gives.
+system-deps:
+	@command -v bwrap >/dev/null 2>&1 || { \
+	  if command -v apt-get >/dev/null 2>&1 && \
+	     { apt-get install -y -qq bubblewrap >/dev/null 2>&1 || \
+	       { apt-get update -qq >/dev/null 2>&1 && \
+	         apt-get install -y -qq bubblewrap >/dev/null 2>&1; }; }; \
+	  then echo "system-deps: installed bubblewrap"; \
+	  else echo "system-deps: cannot install bubblewrap (no apt, or not root): cmd: bots get the basic sandbox"; fi; }
+
+test: lint system-deps
 	$(PY) tests/warm_kernels.py
 	$(PY) -m pytest -n 2 --dist worksteal --durations=15
 
