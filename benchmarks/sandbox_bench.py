@@ -14,7 +14,6 @@ games/s at least 0.9 of ``none``.
 
 from __future__ import annotations
 
-import argparse
 import json
 import shlex
 import statistics
@@ -30,7 +29,7 @@ if __name__ == "__main__":
     sys.path.insert(0, str(REPO_ROOT))
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from tournament_bench import machine  # noqa: E402
+from tournament_bench import bench_parser, machine  # noqa: E402
 
 from pyanitsa.agents.cmd import CmdAgent  # noqa: E402
 from pyanitsa.agents.sandbox import probe  # noqa: E402
@@ -86,13 +85,9 @@ def tournaments(levels: tuple[str, ...], deals: int, repeats: int) -> list[dict[
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--starts", type=int, default=30)
-    parser.add_argument("--deals", type=int, default=300,
-                        help="deals per pairing (3 pairings, 2 games a deal; default 300)")
-    parser.add_argument("--repeats", type=int, default=5)
-    parser.add_argument("--quick", action="store_true", help="5 starts, 10 deals, 1 repeat")
-    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser = bench_parser(__doc__, deals=300, pairings=3, repeats=5,
+                          quick="5 starts, 10 deals, 1 repeat")
+    parser.add_argument("--starts", type=int, default=30, help="bot starts at each level")
     args = parser.parse_args(argv)
     starts, deals, repeats = (5, 10, 1) if args.quick else (args.starts, args.deals,
                                                            args.repeats)

@@ -75,14 +75,23 @@ def machine() -> dict[str, object]:
     return machine_basics() | {"commit": commit}
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--deals", type=int, default=150,
-                        help="deals per pairing (28 pairings, 2 games a deal; default 150)")
-    parser.add_argument("--repeats", type=int, default=3)
-    parser.add_argument("--quick", action="store_true", help="10 deals, 1 repeat")
+def bench_parser(doc: str, *, deals: int, pairings: int, repeats: int,
+                 quick: str) -> argparse.ArgumentParser:
+    """The options of a tournament benchmark: ``--deals``, ``--repeats``, ``--quick``,
+    ``--json`` (this one's and benchmarks/sandbox_bench.py's)."""
+    parser = argparse.ArgumentParser(description=doc.split("\n\n")[0])
+    parser.add_argument("--deals", type=int, default=deals,
+                        help=f"deals per pairing ({pairings} pairings, 2 games a deal; "
+                             f"default {deals})")
+    parser.add_argument("--repeats", type=int, default=repeats)
+    parser.add_argument("--quick", action="store_true", help=quick)
     parser.add_argument("--json", action="store_true", help="print one JSON object")
-    args = parser.parse_args(argv)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = bench_parser(__doc__, deals=150, pairings=28, repeats=3,
+                        quick="10 deals, 1 repeat").parse_args(argv)
     deals, repeats = (10, 1) if args.quick else (args.deals, args.repeats)
     info = machine()
     runs = [measure(w, deals, repeats) for w in (1, 2)]
