@@ -18,6 +18,7 @@ from pyanitsa.agents.cmd import BotError
 from pyanitsa.agents.game import AgentFailure
 from pyanitsa.agents.guard import AgentRaised
 from pyanitsa.agents.human import OrderError
+from pyanitsa.agents.sandbox import SandboxError
 from pyanitsa.agents.seeding import AgentKeyError
 from pyanitsa.agents.specs import AgentSpecError
 from pyanitsa.cli.enumerate import EnumerateError
@@ -50,7 +51,7 @@ INPUT = {
     ConfigError, TournamentError, TournamentConfigError, TournamentStoreError, StoreError,
     AgentKeyError, AgentSpecError, OrderError, UnsupportedDecisionError, GameTooLargeError,
     CliError, HuntError, EnumerateError, InvalidEventError, InvalidResultError,
-    StrategyFileError, SolveConfigError,
+    StrategyFileError, SolveConfigError, SandboxError,
 }
 """Values a caller can fix: a card, a rule option, a config field, a spec, a flag."""
 BY_NAME_INPUT = {"TrainConfigError", "CheckpointError", "PolicyLoadError"}

@@ -241,3 +241,52 @@ def test_strict_binds_no_host_folder_but_its_own(tmp_path):
                                                                 "TMPDIR"}
     finally:
         os.rmdir(started.scratch or "")
+
+
+def _bots_config(tmp_path: Path, **fields):
+    from pyanitsa.tournaments.config import parse_config
+
+    bot = f"cmd:{shlex.join([sys.executable, str(ROOT / 'examples/bots/random_bot.py')])}"
+    return parse_config({"name": "s", "rules": {"preset": "tactical"}, "deals": 2, "seed": 1,
+                         "bootstrap": 0, "output": str(tmp_path / "out"),
+                         "agents": [{"name": "bot", "spec": bot}, "descending"]} | fields)
+
+
+@strict
+def test_a_tournament_says_and_stores_its_level(tmp_path, capfd):
+    from pyanitsa.tournaments.api import run
+
+    run(_bots_config(tmp_path), progress=False)
+    assert "pyanitsa: cmd: bots in sandbox strict" in capfd.readouterr().err
+    out = tmp_path / "out"
+    assert "Sandbox of the `cmd:` bots: strict (`sandbox`)." in (out / "report.md").read_text()
+    assert json.loads((out / "results.json").read_text())["config"]["sandbox"] == "strict"
+
+
+@pytest.mark.parametrize(("value", "says"), [
+    ("lax", "sandbox: 'lax' is not a level"),
+    ({"level": "strict", "memory_mb": 0}, "sandbox: memory_mb=0 is not a positive integer"),
+])
+def test_a_bad_sandbox_field_is_one_line(tmp_path, value, says):
+    from pyanitsa.tournaments.config import TournamentConfigError
+
+    with pytest.raises(TournamentConfigError) as caught:
+        _bots_config(tmp_path, sandbox=value)
+    assert says in str(caught.value) and "\n" not in str(caught.value)
+
+
+def test_the_command_line_refuses_a_level_this_machine_lacks(tmp_path):
+    """With no bwrap on PATH the machine gives basic: strict is refused in one line, exit 2;
+    basic plays."""
+    config = _bots_config(tmp_path)
+    path = tmp_path / "t.yaml"
+    path.write_text(json.dumps(config.model_dump(mode="json")))
+    env = {"PATH": str(Path(sys.executable).parent), "HOME": str(tmp_path)}
+    argv = [sys.executable, "-m", "pyanitsa", "tournament", str(path), "--quiet"]
+    done = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2 and done.stderr.count("\n") == 1, done.stderr
+    assert "sandbox: 'strict' needs bubblewrap" in done.stderr
+    done = subprocess.run([*argv, "--set", "sandbox=basic"], env=env, capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert "sandbox basic" in done.stderr

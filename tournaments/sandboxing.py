@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import sys
 
+from pyanitsa.agents import cmd  # noqa: F401 - registers the cmd: scheme parse_spec reads
 from pyanitsa.agents.sandbox import SandboxError, policy_from, probe, require
 from pyanitsa.agents.specs import AgentSpecError, parse_spec
 from pyanitsa.tournaments.config import TournamentConfig, TournamentConfigError
