@@ -67,6 +67,7 @@ bench: install
 	$(PY) benchmarks/envs_bench.py
 	$(PY) benchmarks/rollouts_bench.py
 	$(PY) benchmarks/tournament_bench.py
+	$(PY) benchmarks/sandbox_bench.py
 
 clean:
 	rm -rf $(VENV) build dist *.egg-info .pytest_cache .ruff_cache .hypothesis
