@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 import shlex
+import shutil
 import socket
 import subprocess
 import sys
@@ -20,7 +21,15 @@ import pytest
 
 from pyanitsa.agents import AgentFailure, AgentSpecError, make_agent, play_game
 from pyanitsa.agents.cmd import CmdAgent
-from pyanitsa.agents.sandbox import Policy, SandboxError, launch, policy_from, probe, require
+from pyanitsa.agents.sandbox import (
+    Policy,
+    SandboxError,
+    launch,
+    policy_from,
+    probe,
+    require,
+    with_hidden,
+)
 from pyanitsa.rules import preset
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -90,6 +99,31 @@ def test_it_cannot_connect_to_a_local_listener(run):
         server.settimeout(0.2)
         with pytest.raises(TimeoutError):
             server.accept()
+        server.settimeout(5)
+        assert run("connect", port, sandbox={"level": "strict", "network": True})["ok"] is True
+        server.accept()[0].close()  # the network, when a config gives it
+
+
+@strict
+def test_a_run_folder_inside_the_bots_own_folder_is_hidden(tmp_path):
+    """A bot kept beside the run's output (``cmd:python bot.py`` where the run writes
+    ``runs/``): its folder is readable, the output folder in it is empty."""
+    folder = tmp_path / "mybot"
+    (folder / "runs" / "t").mkdir(parents=True)
+    (folder / "runs" / "t" / "tournament.db").write_text("the seed")
+    (folder / "book.txt").write_text("an opening book")
+    shutil.copy(BOTS / "attacker.py", folder / "attacker.py")
+    for target, readable in (("book.txt", True), ("runs/t/tournament.db", False)):
+        command = shlex.join([sys.executable, str(folder / "attacker.py"), "read",
+                              str(folder / target)])
+        log = tmp_path / f"{readable}.log"
+        agent = CmdAgent(command, stderr=str(log),
+                         sandbox=with_hidden(Policy(), folder / "runs"))
+        try:
+            agent.warm_up()
+        finally:
+            agent.close()
+        assert json.loads(log.read_text())["ok"] is readable
 
 
 @strict
