@@ -134,6 +134,8 @@ def test_it_cannot_signal_a_sibling_or_find_its_parent(run):
         assert got["ok"] is False and "ProcessLookupError" in got["error"]
         assert sibling.poll() is None
         assert run("parent")["ppid"] != os.getpid()
+        got = run("kill", str(os.getpid()))  # this process, the bot's worker here
+        assert got["ok"] is False and "ProcessLookupError" in got["error"]
         assert run("kill", str(sibling.pid), sandbox="none")["ok"] is True
         assert sibling.wait(timeout=5) == -9
     finally:
