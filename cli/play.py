@@ -77,6 +77,8 @@ def run(args: argparse.Namespace) -> int:
     print(f"{rules.mode} game, deck {deck}, {players} players, seed {seed}{replay}")
     if specs is not None:
         print("agents: " + ", ".join(f"P{i} {s}" for i, s in enumerate(specs)))
+        if any(s.strip().startswith("cmd:") for s in specs):
+            print(f"sandbox: {args.sandbox} (of the cmd: bots whose spec names none)")
     options = rules.to_options()
     if options:
         print("rules: " + ", ".join(f"{k}={v}" for k, v in options.items()))
