@@ -185,8 +185,7 @@ def probe() -> Probe:
     if bwrap is None:
         return Probe("basic", "bubblewrap (no bwrap on PATH: apt-get install bubblewrap)")
     true = shutil.which("true", path=PATH) or "/bin/true"
-    argv = [bwrap, *NAMESPACES, "--unshare-net", "--die-with-parent", "--new-session",
-            "--clearenv", *_system_binds(), "--proc", "/proc", "--dev", "/dev", true]
+    argv = [bwrap, *_walls(network=False), "--proc", "/proc", "--dev", "/dev", true]
     try:
         done = subprocess.run(argv, stdin=subprocess.DEVNULL, capture_output=True, timeout=30,
                               check=False)
@@ -242,17 +241,15 @@ def launch(policy: Policy, argv: Sequence[str]) -> Launch:
     env = {"PATH": PATH, "LANG": "C.UTF-8", "HOME": scratch, "TMPDIR": scratch}
     if policy.level == "basic":
         return Launch(argv, env, scratch, policy.rlimits(), scratch)
-    prefix = ["bwrap", *NAMESPACES, *(() if policy.network else ("--unshare-net",)),
-              "--die-with-parent", "--new-session", "--clearenv",
-              *(a for k, v in env.items() for a in ("--setenv", k, v)), *_system_binds()]
+    prefix = [shutil.which("bwrap") or "bwrap", *_walls(network=policy.network),
+              *(a for k, v in env.items() for a in ("--setenv", k, v))]
     etc = ETC + (NETWORK_ETC if policy.network else ())
     prefix += [a for p in etc if os.path.exists(p) for a in ("--ro-bind", p, p)]
     prefix += [a for p in _own_paths(argv, policy) for a in ("--ro-bind", p, p)]
     prefix += [a for p in policy.hide if os.path.isdir(p) for a in ("--tmpfs", p)]
     prefix += ["--proc", "/proc", "--dev", "/dev", "--bind", scratch, scratch,
                "--chdir", scratch, "--remount-ro", "/", "--"]
-    return Launch([shutil.which("bwrap") or "bwrap", *prefix[1:], *argv], env, scratch,
-                  policy.rlimits(), scratch)
+    return Launch([*prefix, *argv], env, scratch, policy.rlimits(), scratch)
 
 
 def cleanup(started: Launch | None) -> None:
@@ -270,6 +267,13 @@ def limit_setter(rlimits: list[tuple[int, int]]) -> Callable[[], None]:
             resource.setrlimit(res, (value, value))
 
     return set_limits
+
+
+def _walls(*, network: bool) -> list[str]:
+    """bubblewrap's namespaces, process ties, empty environment and system paths: what the
+    probe checks and every strict bot gets."""
+    return [*NAMESPACES, *(() if network else ("--unshare-net",)), "--die-with-parent",
+            "--new-session", "--clearenv", *_system_binds()]
 
 
 def _system_binds() -> list[str]:
