@@ -48,6 +48,9 @@ NETWORK_ETC = ("/etc/resolv.conf", "/etc/hosts", "/etc/gai.conf", "/etc/ssl",
 """Added with ``network=True``: name resolution and certificates."""
 PATH = "/usr/local/bin:/usr/bin:/bin"
 """The ``PATH`` a sandboxed bot sees."""
+SCRATCH = "/scratch"
+"""The strict bot's scratch folder: a tmpfs of its own, gone with its mount namespace however
+the bot or its worker ends (a host folder would outlive a worker killed with SIGKILL)."""
 NAMESPACES = ("--unshare-user", "--unshare-pid", "--unshare-ipc", "--unshare-uts",
               "--unshare-cgroup-try")
 
@@ -70,6 +73,8 @@ class Policy:
     """Open file descriptors per process (``RLIMIT_NOFILE``)."""
     file_size_mb: int | None = 64
     """Largest file a process may write (``RLIMIT_FSIZE``), MiB."""
+    scratch_mb: int | None = 256
+    """Size of the scratch folder at ``strict`` (a tmpfs: memory while it is full)."""
     processes: int | None = None
     """``RLIMIT_NPROC``. Linux counts every process of the *user*, not of the bot, so it binds
     only when bots run as their own user: none by default (the PID namespace still ends them
@@ -85,7 +90,8 @@ class Policy:
         if self.level not in LEVELS:
             raise SandboxError(f"sandbox: {self.level!r} is not a level (choose from "
                                f"{', '.join(LEVELS)})")
-        for key in ("memory_mb", "cpu_seconds", "open_files", "file_size_mb", "processes"):
+        for key in ("memory_mb", "cpu_seconds", "open_files", "file_size_mb", "scratch_mb",
+                    "processes"):
             value = getattr(self, key)
             if value is not None and (type(value) is not int or value < 1):
                 raise SandboxError(f"sandbox: {key}={value!r} is not a positive integer")
@@ -229,27 +235,34 @@ class Launch:
     cwd: str | None
     rlimits: list[tuple[int, int]]
     scratch: str | None
-    """The private folder, removed by :func:`cleanup` (none at level ``none``)."""
+    """The host folder to remove with :func:`cleanup` (``basic`` only: ``strict``'s is a
+    tmpfs in the sandbox, ``none`` has none)."""
 
 
 def launch(policy: Policy, argv: Sequence[str]) -> Launch:
-    """The launch of ``argv`` under ``policy`` (makes the scratch folder)."""
+    """The launch of ``argv`` under ``policy`` (``basic`` makes its scratch folder here)."""
     if policy.level == "none":
         return Launch(list(argv), None, None, [], None)
     argv = _absolute(argv)
-    scratch = tempfile.mkdtemp(prefix="pyanitsa-bot-")
-    env = {"PATH": PATH, "LANG": "C.UTF-8", "HOME": scratch, "TMPDIR": scratch}
     if policy.level == "basic":
-        return Launch(argv, env, scratch, policy.rlimits(), scratch)
+        scratch = tempfile.mkdtemp(prefix="pyanitsa-bot-")
+        return Launch(argv, _environment(scratch), scratch, policy.rlimits(), scratch)
+    env = _environment(SCRATCH)
     prefix = [shutil.which("bwrap") or "bwrap", *_walls(network=policy.network),
               *(a for k, v in env.items() for a in ("--setenv", k, v))]
     etc = ETC + (NETWORK_ETC if policy.network else ())
     prefix += [a for p in etc if os.path.exists(p) for a in ("--ro-bind", p, p)]
     prefix += [a for p in _own_paths(argv, policy) for a in ("--ro-bind", p, p)]
     prefix += [a for p in policy.hide if os.path.isdir(p) for a in ("--tmpfs", p)]
-    prefix += ["--proc", "/proc", "--dev", "/dev", "--bind", scratch, scratch,
-               "--chdir", scratch, "--remount-ro", "/", "--"]
-    return Launch([*prefix, *argv], env, scratch, policy.rlimits(), scratch)
+    if policy.scratch_mb is not None:
+        prefix += ["--size", str(policy.scratch_mb << 20)]
+    prefix += ["--tmpfs", SCRATCH, "--proc", "/proc", "--dev", "/dev", "--chdir", SCRATCH,
+               "--remount-ro", "/", "--"]
+    return Launch([*prefix, *argv], env, None, policy.rlimits(), None)
+
+
+def _environment(scratch: str) -> dict[str, str]:
+    return {"PATH": PATH, "LANG": "C.UTF-8", "HOME": scratch, "TMPDIR": scratch}
 
 
 def cleanup(started: Launch | None) -> None:

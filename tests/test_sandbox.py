@@ -14,6 +14,7 @@ import shutil
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -203,15 +204,19 @@ def test_writes_land_in_its_scratch_only(run, tmp_path):
     assert got["ok"] is True and got["scratch"] == {"ok": True, "value": "mine\n"}
 
 
-@strict
-def test_the_scratch_folder_is_removed_after_the_bot(tmp_path):
-    agent = CmdAgent(shlex.join([sys.executable, str(ROOT / "examples/bots/random_bot.py")]))
-    agent.warm_up()
-    assert agent._launch is not None and agent._launch.scratch is not None
-    scratch = Path(agent._launch.scratch)
-    assert scratch.is_dir()
-    agent.close()
-    assert not scratch.exists()
+@pytest.mark.parametrize("level", [pytest.param("strict", marks=strict), "basic"])
+def test_the_scratch_folder_goes_with_the_bot(tmp_path, monkeypatch, level):
+    """basic: a host folder, removed when the bot is closed; strict: a tmpfs in the sandbox,
+    nothing on the host to leave behind even when the worker is killed."""
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    agent, got = attacker(tmp_path, "write", "in-scratch.txt", sandbox=level)
+    try:
+        assert got["ok"] is True and got["scratch"] == {"ok": True, "value": "mine\n"}
+        made = list(tmp_path.glob("pyanitsa-bot-*"))
+        assert len(made) == (level == "basic")
+    finally:
+        agent.close()
+    assert list(tmp_path.glob("pyanitsa-bot-*")) == []
 
 
 @pytest.mark.parametrize("level", [pytest.param("strict", marks=strict), "basic"])
@@ -270,14 +275,12 @@ def test_strict_binds_no_host_folder_but_its_own(tmp_path):
     script.write_text("")
     started = launch(Policy(paths=("/opt",), hide=(str(tmp_path / "bots" / "run"),)),
                      [sys.executable, str(script)])
-    try:
-        binds = [started.argv[i + 1] for i, a in enumerate(started.argv) if a == "--ro-bind"]
-        assert str(script.parent) in binds and "/opt" in binds
-        assert not any(b in ("/", "/work", "/tmp", str(tmp_path)) for b in binds)
-        assert started.env is not None and set(started.env) == {"PATH", "LANG", "HOME",
-                                                                "TMPDIR"}
-    finally:
-        os.rmdir(started.scratch or "")
+    binds = [started.argv[i + 1] for i, a in enumerate(started.argv) if a == "--ro-bind"]
+    assert str(script.parent) in binds and "/opt" in binds
+    assert not any(b in ("/", "/work", "/tmp", str(tmp_path)) for b in binds)
+    assert "--bind" not in started.argv  # nothing of the host is writable
+    assert started.env is not None and set(started.env) == {"PATH", "LANG", "HOME", "TMPDIR"}
+    assert started.scratch is None  # a tmpfs in the sandbox, nothing on the host
 
 
 def _bots_config(tmp_path: Path, **fields):
