@@ -28,8 +28,8 @@ from pyanitsa.training.distill import (
     load_teacher_data,
     make_teacher_data,
     teacher_chunk,
-    teacher_targets,
 )
+from pyanitsa.training.teacher import teacher_targets
 from pyanitsa.training.train import load_config
 
 pytestmark = pytest.mark.usefixtures("one_torch_thread")

@@ -93,7 +93,7 @@ def warm_nash() -> None:
     from pyanitsa.agents.specs import make_agent
     from pyanitsa.agents.warm import warm_agent
     from pyanitsa.solvers.cfr import solve
-    from pyanitsa.training.distill import teacher_targets
+    from pyanitsa.training.teacher import teacher_targets
 
     for spec in NASH_AGENTS:
         warm_agent(make_agent(spec), preset("tactical"), 2)

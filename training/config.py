@@ -22,6 +22,7 @@ from pyanitsa.config import ConfigError, first_error
 from pyanitsa.errors import PyanitsaError
 from pyanitsa.policies.meta import MAX_LAYERS, MAX_UNITS
 from pyanitsa.solvers.cfr import Algorithm
+from pyanitsa.training.teacher import Teacher
 
 
 class TrainConfigError(ConfigError):
@@ -238,9 +239,13 @@ class PPOConfig(_Model):
 
 
 class DistillConfig(_Model):
-    """Distil the ``nash`` agent's solutions into the policy before any PPO step
-    (:mod:`pyanitsa.training.distill`): two-player tactical only."""
+    """Distil the ``nash`` agent's play into the policy before any PPO step
+    (:mod:`pyanitsa.training.distill`): tactical only."""
 
+    teacher: Teacher = "solve"
+    """``solve``: two-player deals solved one at a time (``iterations``, ``algorithm``,
+    ``model``); ``stored``: the whole-game strategy ``nash`` plays at 3+ players
+    (``solvers/strategies/``), every seat of each deal taught, no solve."""
     deals: int = Field(2000, ge=2)
     """Deals solved for teacher data (0.7 to 1.5 s of CPU a deal: DCFR 60 to CFR+ 100)."""
     holdout: int = Field(100, ge=1)
@@ -278,6 +283,9 @@ class DistillConfig(_Model):
 
     @model_validator(mode="after")
     def _teacher(self) -> DistillConfig:
+        if self.teacher == "stored" and (self.model is not None or self.confidence):
+            raise ValueError("teacher: stored plays the stored strategy; model and "
+                             "confidence are for teacher: solve")
         if self.model is not None or self.confidence:
             try:
                 make_agent(f"nash(model={self.model!r}, confidence={self.confidence}, "

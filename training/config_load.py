@@ -40,9 +40,7 @@ def check_config(cfg: TrainConfig) -> None:
     _check_league(cfg, env.players)
     if cfg.total_steps == 0 and cfg.distill is None:
         raise TrainConfigError("total_steps: 0 trains nothing (give at least 1, or distill:)")
-    if cfg.distill is not None and (env.players != 2 or env.rules.mode != "tactical"):
-        raise TrainConfigError(f"distill: the teacher solves two-player tactical deals; "
-                               f"env.kwargs give {env.players} players")
+    _check_distill(cfg, env)
     if cfg.distill is not None and cfg.distill.holdout >= cfg.distill.deals:
         raise TrainConfigError(f"distill.holdout: {cfg.distill.holdout} leaves no training "
                                f"deals of {cfg.distill.deals}")
@@ -66,6 +64,26 @@ def check_config(cfg: TrainConfig) -> None:
         except ImportError:
             raise TrainConfigError("algorithm: MaskablePPO needs sb3-contrib "
                                    "(pip install 'pyanitsa[rl]')") from None
+
+
+def _check_distill(cfg: TrainConfig, env: Any) -> None:
+    """A solved teacher is two-player; a stored one needs a strategy for the env's table."""
+    if cfg.distill is None:
+        return
+    if env.rules.mode != "tactical":
+        raise TrainConfigError(f"distill: the teacher plays tactical deals; env.kwargs give "
+                               f"mode {env.rules.mode}")
+    if cfg.distill.teacher == "solve" and env.players != 2:
+        raise TrainConfigError(f"distill: the teacher solves two-player tactical deals; "
+                               f"env.kwargs give {env.players} players (distill.teacher: "
+                               "stored plays a stored strategy at 3+)")
+    if cfg.distill.teacher == "stored":
+        from pyanitsa.training.teacher import stored_file
+
+        try:
+            stored_file(env.rules, env.players)
+        except PyanitsaError as exc:
+            raise TrainConfigError(str(exc)) from None
 
 
 def _check_features(cfg: TrainConfig, env: Any) -> None:

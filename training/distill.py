@@ -1,16 +1,19 @@
 """Distil an equilibrium into the policy network: ``distill:`` in a training config.
 
-Two-player tactical deals are zero-sum games that :mod:`pyanitsa.solvers.cfr` solves one at a
-time (DCFR or CFR+, 0.7 to 1.5 s of CPU a deal). The policy network learns to play what those
-solutions play, across deals, in one forward pass per card:
+Two teachers (:mod:`pyanitsa.training.teacher`, ``distill.teacher``): ``solve``, two-player
+tactical deals solved one at a time by :mod:`pyanitsa.solvers.cfr` (DCFR or CFR+, 0.7 to 1.5 s
+of CPU a deal); or ``stored``, the whole-game strategy ``nash`` plays at 3+ players
+(:mod:`pyanitsa.solvers.mccfr`), at the table it was solved for. The policy network learns to
+play what the teacher plays, across deals, in one forward pass per card:
 
 1. **Teacher data** (``teacher/cNNN.npz`` in the run folder, :data:`CHUNK` deals a file). Deal
-   ``i`` is ``deal_from_seed(rules, 2, derive_seed(seed, i))``; the teacher's strategy is solved for
-   both seats (or, with ``model``, a response to that agent: :func:`teacher_strategies`);
-   ``samples`` orders are drawn from each seat's strategy (generator ``derive_seed(seed, i, 1)``) and, at every position of each, the observation the seat would
-   see and the teacher's distribution over the next rank are kept. A file is written atomically
-   once complete, so a stop loses at most the chunks in progress and ``--resume`` makes only
-   the missing ones; a chunk is the same bytes whoever makes it, with any number of workers.
+   ``i`` is ``deal_from_seed(rules, players, derive_seed(seed, i))``; ``samples`` orders are
+   drawn from each taught seat's strategy (generator ``derive_seed(seed, i, 1)``) and, at
+   every position of each, the observation the seat would see and the teacher's distribution
+   over the next rank are kept (:func:`~pyanitsa.training.teacher.deal_teaching`). A file is
+   written atomically once complete, so a stop loses at most the chunks in progress and
+   ``--resume`` makes only the missing ones; a chunk is the same bytes whoever makes it, with
+   any number of workers.
 2. **Fit** the actor (the prior and the features included) to those distributions by
    ``KL(teacher || policy)``, Adam with a one-cycle schedule; the last ``holdout`` deals are held
    out and the epoch with the lowest held-out KL is kept. ``distill.csv`` and
@@ -39,11 +42,10 @@ from typing import Any
 
 import numpy as np
 
-from pyanitsa.dealing import deal_from_seed
 from pyanitsa.observation import TacticalLayout, TacticalSeat
-from pyanitsa.ranks import rank_table
 from pyanitsa.rng import derive_seed
 from pyanitsa.rules import Rules
+from pyanitsa.training.teacher import deal_teaching
 
 CHUNK = 100
 """Deals per teacher file."""
@@ -58,91 +60,35 @@ class DistillStopped(Exception):
     """A SIGINT or SIGTERM arrived during distillation (what is finished is on disk)."""
 
 
-def teacher_targets(avg: np.ndarray, counts: np.ndarray, order: np.ndarray) -> np.ndarray:
-    """The teacher's distribution over the next rank at each position of ``order``."""
-    from pyanitsa.solvers import cfr_kernels as nk
-
-    nr = counts.shape[0]
-    mult, states = nk.multipliers(counts)
-    left, s, last = counts.copy(), states - 1, nr
-    out = np.empty((len(order), nr), np.float32)
-    p = np.empty(nr)
-    for t, r in enumerate(order):
-        nk.policy(avg, s * (nr + 1) + last, left, p)  # what sample_orders draws from
-        out[t] = p
-        left[r] -= 1
-        s -= mult[r]
-        last = r
-    return out
-
-
-def teacher_strategies(rules: Rules, dcfg: Mapping[str, Any], hands: Any, counts: list,
-                       i: int, model: Any) -> list[tuple[int, np.ndarray, np.ndarray]]:
-    """``(seat, strategy, counts)`` of each seat deal ``i`` teaches: both seats of one ``nash``
-    solve; with a ``model``, seat ``i % 2`` alone, the restricted Nash response to it, or
-    (``response: mutual``) both seats of one mutual solve."""
-    from pyanitsa.solvers import cfr as nash
-
-    if model is None:
-        strat = nash.solve(rules, counts[0], counts[1], dcfg["iterations"], dcfg["algorithm"])
-    elif dcfg.get("response") == "mutual":
-        strat = nash.respond_mutual(rules, hands, dcfg["iterations"], model, dcfg["confidence"],
-                                    algorithm=dcfg["algorithm"])
-    else:
-        return [_restricted(rules, dcfg, hands, counts, i % 2, model)]
-    return [(seat, strat.avg[side], strat.counts[side])
-            for seat in (0, 1) for side in (strat.seat_of(counts[seat]),)]
-
-
-def _restricted(rules: Rules, dcfg: Mapping[str, Any], hands: Any, counts: list, seat: int,
-                model: Any) -> tuple[int, np.ndarray, np.ndarray]:
-    """``seat``'s restricted Nash response to ``model`` (one solve for one seat)."""
-    from pyanitsa.protocol import hand_view
-    from pyanitsa.solvers import cfr as nash
-
-    marg = nash.model_marginals(rules, model, hand_view(rules, seat, hands, 0),
-                                nash.MODEL_SAMPLES)
-    strat = nash.respond(rules, counts[seat], counts[1 - seat], dcfg["iterations"], marg,
-                         dcfg["confidence"], dcfg["algorithm"])
-    return seat, strat.avg[0], strat.counts[0]
-
-
-def teacher_chunk(rules: Rules, dcfg: Mapping[str, Any], c: int) -> dict[str, np.ndarray]:
+def teacher_chunk(rules: Rules, dcfg: Mapping[str, Any], c: int, players: int = 2
+                  ) -> dict[str, np.ndarray]:
     """The observations, masks and teacher distributions of deals ``c*CHUNK`` to the next."""
     from pyanitsa.agents.specs import make_agent
-    from pyanitsa.solvers import cfr_kernels as nk
 
-    table = rank_table(rules)
-    lay = TacticalLayout(rules, 2)
-    seed, k = dcfg["seed"], dcfg["samples"]
+    lay = TacticalLayout(rules, players)
     model = make_agent(dcfg["model"]) if dcfg.get("model") else None
     obs, masks, tgt, deals = [], [], [], []
     for i in range(c * CHUNK, min((c + 1) * CHUNK, int(dcfg["deals"]))):
-        hands = deal_from_seed(rules, 2, derive_seed(seed, i)).seats
-        cnt = [np.bincount([table.rank_of[x] for x in h], minlength=lay.ranks).astype(np.int64)
-               for h in hands]
-        rng = np.random.default_rng(derive_seed(seed, i, 1))
-        for seat, avg, counts in teacher_strategies(rules, dcfg, hands, cnt, i, model):
-            for order in nk.sample_orders(avg, counts, rng.random((k, len(hands[seat])))):
-                view = TacticalSeat(lay)
-                view.deal(seat, hands[seat])
-                for r, p in zip(order, teacher_targets(avg, counts, order), strict=True):
-                    obs.append((view.obs * OBS_SCALE).round().astype(np.uint8))
-                    masks.append(view.mask.copy())
-                    tgt.append(p)
-                    deals.append(i)
-                    view.play(int(r))
+        for seat, hand, order, targets in deal_teaching(rules, players, dcfg, i, model):
+            view = TacticalSeat(lay)
+            view.deal(seat, hand)
+            for r, p in zip(order, targets, strict=True):
+                obs.append((view.obs * OBS_SCALE).round().astype(np.uint8))
+                masks.append(view.mask.copy())
+                tgt.append(p)
+                deals.append(i)
+                view.play(int(r))
     return {"obs": np.array(obs), "mask": np.array(masks), "tgt": np.array(tgt),
             "deal": np.array(deals, np.int32)}
 
 
-def _chunk_job(args: tuple[dict[str, Any], dict[str, Any], int, str]) -> int:
-    options, dcfg, c, folder = args
+def _chunk_job(args: tuple[dict[str, Any], dict[str, Any], int, str, int]) -> int:
+    options, dcfg, c, folder, players = args
     rules = Rules.from_json({**options, "mode": "tactical"})
     path = Path(folder) / f"c{c:03d}.npz"
     tmp = path.with_name(path.name + ".tmp")
     with open(tmp, "wb") as f:
-        np.savez(f, **teacher_chunk(rules, dcfg, c))
+        np.savez(f, **teacher_chunk(rules, dcfg, c, players))
     tmp.replace(path)
     return c
 
@@ -152,17 +98,17 @@ def _ignore_sigint() -> None:
 
 
 def make_teacher_data(folder: Path, rules_options: dict[str, Any], dcfg: Mapping[str, Any],
-                      stop: Mapping[str, Any], progress: bool) -> None:
+                      stop: Mapping[str, Any], progress: bool, players: int = 2) -> None:
     """Every missing chunk of the teacher data, on ``dcfg["workers"]`` processes."""
     from tqdm.auto import tqdm
 
     folder.mkdir(parents=True, exist_ok=True)
-    _same_teacher(folder, rules_options, dcfg)
+    _same_teacher(folder, rules_options, dcfg, players)
     chunks = -(-int(dcfg["deals"]) // CHUNK)
     todo = [c for c in range(chunks) if not (folder / f"c{c:03d}.npz").exists()]
     if not todo:
         return
-    jobs = [(rules_options, dict(dcfg), c, str(folder)) for c in todo]
+    jobs = [(rules_options, dict(dcfg), c, str(folder), players) for c in todo]
     bar = tqdm(total=chunks, initial=chunks - len(todo), unit="chunk", disable=not progress,
                desc=f"teacher data ({CHUNK} deals a chunk)", dynamic_ncols=True)
     pool = mp.get_context("spawn").Pool(int(dcfg["workers"]), initializer=_ignore_sigint)
@@ -191,9 +137,14 @@ TEACHER_KEYS = ("deals", "samples", "iterations", "algorithm", "seed", "model", 
 change."""
 
 
-def _same_teacher(folder: Path, rules_options: dict[str, Any], dcfg: Mapping[str, Any]) -> None:
-    """Keep the chunks only if they were made for these rules and these :data:`TEACHER_KEYS`."""
+def _same_teacher(folder: Path, rules_options: dict[str, Any], dcfg: Mapping[str, Any],
+                  players: int) -> None:
+    """Keep the chunks only if they were made for these rules and these :data:`TEACHER_KEYS`
+    (a stored teacher's: and its player count; a solve's record is as it was before there
+    were two teachers, so older run folders resume)."""
     want = {"rules": rules_options, **{k: dcfg.get(k) for k in TEACHER_KEYS}}
+    if dcfg.get("teacher", "solve") != "solve":
+        want.update(teacher=dcfg["teacher"], players=players)
     meta = folder / "teacher.json"
     if meta.exists() and json.loads(meta.read_text(encoding="utf-8")) == want:
         return
@@ -368,19 +319,20 @@ def distill(policy: Any, rules: Rules, players: int, dcfg: Mapping[str, Any], ru
             algorithm: str = "MaskablePPO") -> list[Any]:
     """Teacher data, then the fit; the policy's actor ends as the best held-out epoch. With
     ``members`` > 1, the other members' networks are returned (``policy`` is member 0)."""
-    if players != 2 or rules.mode != "tactical":
-        raise ValueError(f"distill: the teacher solves two-player tactical deals, not "
-                         f"{players} players of {rules.mode}")
+    if rules.mode != "tactical" or (players != 2 and dcfg.get("teacher") != "stored"):
+        raise ValueError(f"distill: the teacher solves two-player tactical deals (or plays a "
+                         f"stored strategy), not {players} players of {rules.mode}")
     start = time.perf_counter()
     folder = run / "teacher"
     options = {k: v for k, v in rules.to_json().items() if k != "mode"}
-    make_teacher_data(folder, options, dcfg, stop, progress)
+    make_teacher_data(folder, options, dcfg, stop, progress, players)
     log(f"teacher data: {dcfg['deals']} deals in {folder} "
         f"({time.perf_counter() - start:.0f} s this session)")
     if int(dcfg.get("members", 1)) > 1:
         from pyanitsa.training.distill_members import fit_members
 
-        nets, curves = fit_members(policy, rules, dcfg, folder, stop, progress, log, algorithm)
+        nets, curves = fit_members(policy, rules, dcfg, folder, stop, progress, log, algorithm,
+                                   players)
         write_curve(run, curves)
         return nets
     curve = fit_actor(policy, load_teacher_data(folder, int(dcfg["deals"])), dcfg,

@@ -32,16 +32,17 @@ def member_path(folder: Path, m: int) -> Path:
 
 def fit_members(policy: Any, rules: Rules, dcfg: Mapping[str, Any], folder: Path,
                 stop: Mapping[str, Any], progress: bool, log: Callable[[str], None],
-                algorithm: str) -> tuple[list[Any], list[list[dict[str, float]]]]:
-    """Fit every member (``policy`` is member 0); returns the other members' networks and
-    every member's curve."""
+                algorithm: str, players: int = 2
+                ) -> tuple[list[Any], list[list[dict[str, float]]]]:
+    """Fit every member (``policy`` is member 0) of a policy for ``players`` seats; returns
+    the other members' networks and every member's curve."""
     import torch as th
 
     from pyanitsa.policies.files import build_policy
     from pyanitsa.policies.meta import policy_meta
 
     members, epochs = int(dcfg["members"]), int(dcfg["epochs"])
-    meta = policy_meta(policy, algorithm, rules, 2)
+    meta = policy_meta(policy, algorithm, rules, players)
     nets = [policy]
     for m in range(1, members):
         with th.random.fork_rng():  # the run's own generators stay where they were
