@@ -39,8 +39,9 @@ lint: install
 # compile the same numba kernels for itself: tests/warm_kernels.py compiles them first, half a
 # core each, so the workers load them (a few seconds when the cache is already full).
 # bubblewrap (bwrap) gives `cmd:` bots the strict sandbox (docs/bots.md, "The sandbox"). Installed
-# with apt when missing; without apt (or as a user apt refuses) one line says so and the tests
-# of the strict sandbox skip, naming the level this machine gives.
+# with apt when missing; without apt (or as a user apt refuses) one line says so, and since a
+# `cmd:` bot's default level is strict, the suite's `cmd:` tests then fail with one line naming
+# what is missing (a run can say `sandbox: basic` instead; the suite asks for strict).
 system-deps:
 	@command -v bwrap >/dev/null 2>&1 || { \
 	  if command -v apt-get >/dev/null 2>&1 && \
@@ -48,7 +49,7 @@ system-deps:
 	       { apt-get update -qq >/dev/null 2>&1 && \
 	         apt-get install -y -qq bubblewrap >/dev/null 2>&1; }; }; \
 	  then echo "system-deps: installed bubblewrap"; \
-	  else echo "system-deps: cannot install bubblewrap (no apt, or not root): cmd: bots get the basic sandbox"; fi; }
+	  else echo "system-deps: cannot install bubblewrap (no apt, or not root): cmd: bots need sandbox: basic here"; fi; }
 
 test: lint system-deps
 	$(PY) tests/warm_kernels.py

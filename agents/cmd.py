@@ -100,7 +100,9 @@ class CmdAgent(BaseAgent):
         self.timeout = float(timeout)
         self.start_timeout = float(start_timeout)
         self.stderr = stderr
-        self.policy = jail.default_policy() if sandbox is None else jail.policy_from(sandbox)
+        # a spec's own sandbox still hides what the run hides (its output folder)
+        self.policy = (jail.default_policy() if sandbox is None else
+                       jail.with_hidden(jail.policy_from(sandbox), *jail.default_policy().hide))
         jail.require(self.policy.level, key="sandbox")
         self.bot_name: str | None = None
         """The name the bot gave in its handshake."""

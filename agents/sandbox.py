@@ -52,7 +52,7 @@ SCRATCH = "/scratch"
 """The strict bot's scratch folder: a tmpfs of its own, gone with its mount namespace however
 the bot or its worker ends (a host folder would outlive a worker killed with SIGKILL)."""
 NAMESPACES = ("--unshare-user", "--unshare-pid", "--unshare-ipc", "--unshare-uts",
-              "--unshare-cgroup-try")
+              "--unshare-cgroup-try", "--disable-userns")
 
 
 class SandboxError(PyanitsaError):
@@ -191,10 +191,13 @@ def probe() -> Probe:
     if bwrap is None:
         return Probe("basic", "bubblewrap (no bwrap on PATH: apt-get install bubblewrap)")
     true = shutil.which("true", path=PATH) or "/bin/true"
-    argv = [bwrap, *_walls(network=False), "--proc", "/proc", "--dev", "/dev", true]
+    # the very command a strict bot gets (binds, tmpfs size, read-only root, limits), so a
+    # bubblewrap that lacks one of its options is found here, not at the first bot
+    started = launch(Policy(level="strict"), [true])
     try:
-        done = subprocess.run(argv, stdin=subprocess.DEVNULL, capture_output=True, timeout=30,
-                              check=False)
+        done = subprocess.run(started.argv, env=started.env, stdin=subprocess.DEVNULL,
+                              capture_output=True, timeout=30, check=False,
+                              preexec_fn=limit_setter(started.rlimits))
     except (OSError, subprocess.TimeoutExpired) as exc:
         return Probe("basic", f"a working bubblewrap ({exc})")
     if done.returncode != 0:
@@ -253,7 +256,8 @@ def launch(policy: Policy, argv: Sequence[str]) -> Launch:
     etc = ETC + (NETWORK_ETC if policy.network else ())
     prefix += [a for p in etc if os.path.exists(p) for a in ("--ro-bind", p, p)]
     prefix += [a for p in _own_paths(argv, policy) for a in ("--ro-bind", p, p)]
-    prefix += [a for p in policy.hide if os.path.isdir(p) for a in ("--tmpfs", p)]
+    hidden = [p for p in policy.hide if os.path.isdir(p)]
+    prefix += [a for p in hidden for a in ("--tmpfs", p)]
     if policy.scratch_mb is not None:
         prefix += ["--size", str(policy.scratch_mb << 20)]
     prefix += ["--tmpfs", SCRATCH, "--proc", "/proc", "--dev", "/dev", "--chdir", SCRATCH,
@@ -305,6 +309,10 @@ def _absolute(argv: Sequence[str]) -> list[str]:
     program = shutil.which(argv[0]) or argv[0]
     rest = [os.path.abspath(a) if not a.startswith("-") and os.path.exists(a) else a
             for a in argv[1:]]
+    # the script by its real path: its folder is bound by its real path (``_own_paths``)
+    script = next((i for i, a in enumerate(rest) if os.path.isfile(a)), None)
+    if script is not None:
+        rest[script] = os.path.realpath(rest[script])
     return [os.path.abspath(program), *rest]
 
 
@@ -315,17 +323,33 @@ def _own_paths(argv: Sequence[str], policy: Policy) -> list[str]:
     out: list[str] = []
     program = Path(argv[0])
     for path in (program, program.resolve()):
-        folder = path.parent.parent if path.parent.name in ("bin", "shims") else path.parent
-        out.append(str(folder))
+        out.append(str(_prefix(path)))
     script = next((a for a in argv[1:] if os.path.isabs(a) and os.path.isfile(a)), None)
     if script is not None:  # an interpreter's script: only the first file, not every argument
         out.append(os.path.dirname(script))
     out += [p for p in policy.paths if os.path.exists(p)]
+    # bound by their real paths, so a symlinked folder cannot lead around a hidden one
+    out = [os.path.realpath(p) for p in out]
     system = tuple(p + "/" for p in SYSTEM)
     unique = dict.fromkeys(p for p in out if not (p + "/").startswith(system) and p != "/")
     return sorted(unique, key=len)
 
 
+def _prefix(program: Path) -> Path:
+    """The folder a program needs: an interpreter prefix (a venv: ``pyvenv.cfg`` beside its
+    ``bin/``; pyenv's ``versions/X`` or ``shims``) for a program in its ``bin/``, else the
+    program's own folder. Never the folder above an ordinary ``bin/`` (``~/bin`` would bind
+    the home folder)."""
+    folder = program.parent
+    above = folder.parent
+    if folder.name == "shims" or (folder.name == "bin" and (
+            (above / "pyvenv.cfg").is_file() or above.parent.name == "versions")):
+        return above
+    return folder
+
+
 def with_hidden(policy: Policy, *folders: str | os.PathLike[str]) -> Policy:
-    """``policy`` that also hides ``folders`` (absolute) from the bot."""
-    return replace(policy, hide=(*policy.hide, *(os.path.abspath(f) for f in folders)))
+    """``policy`` that also hides ``folders`` from the bot, by their real paths (a bound
+    folder is bound by its real path too, so a symlink does not lead around the cover)."""
+    hide = dict.fromkeys((*policy.hide, *(os.path.realpath(f) for f in folders)))
+    return replace(policy, hide=tuple(hide))

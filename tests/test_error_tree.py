@@ -54,7 +54,7 @@ INPUT = {
     StrategyFileError, SolveConfigError, SandboxError,
 }
 """Values a caller can fix: a card, a rule option, a config field, a spec, a flag."""
-BY_NAME_INPUT = {"TrainConfigError", "CheckpointError", "PolicyLoadError"}
+BY_NAME_INPUT = {"TrainConfigError", "CheckpointError", "PolicyLoadError", "NoStoredStrategyError"}
 """Input errors of the torch wings, checked by their source (importing them needs torch)."""
 RUNTIME = {CorruptFileError, FolderLockedError, AgentRaised, AgentFailure, BotError,
            HuntMismatch, WorkerError}

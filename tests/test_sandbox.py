@@ -130,6 +130,48 @@ def test_a_run_folder_inside_the_bots_own_folder_is_hidden(tmp_path):
 
 
 @strict
+@pytest.mark.parametrize("own", [None, "strict", {"level": "strict", "network": True}])
+def test_a_symlink_or_a_specs_own_sandbox_does_not_uncover_the_run_folder(tmp_path, own):
+    """The run's output folder stays covered when the bot is reached through a symlinked
+    folder, and when its spec names a sandbox of its own (the run's cover is kept)."""
+    from pyanitsa.agents.sandbox import using
+
+    real = tmp_path / "real"
+    (real / "runs" / "t").mkdir(parents=True)
+    (real / "runs" / "t" / "tournament.db").write_text("the seed")
+    shutil.copy(BOTS / "attacker.py", real / "attacker.py")
+    link = tmp_path / "link"
+    link.symlink_to(real)
+    command = shlex.join([sys.executable, str(link / "attacker.py"), "read",
+                          str(link / "runs" / "t" / "tournament.db")])
+    log = tmp_path / "read.log"
+    with using(with_hidden(Policy(), real / "runs")):
+        agent = CmdAgent(command, stderr=str(log), sandbox=own)
+    try:
+        agent.warm_up()
+    finally:
+        agent.close()
+    got = json.loads(log.read_text())
+    assert got["ok"] is False and "FileNotFoundError" in got["error"]
+
+
+def test_a_program_in_a_plain_bin_folder_binds_that_folder_not_the_one_above(tmp_path):
+    """``~/bin/mybot`` must not bind the home folder; a venv's ``bin/`` binds the venv."""
+    plain = tmp_path / "home" / "bin" / "mybot"
+    plain.parent.mkdir(parents=True)
+    plain.write_text("#!/bin/sh\n")
+    venv = tmp_path / "venv" / "bin" / "python"
+    venv.parent.mkdir(parents=True)
+    venv.write_text("")
+    (tmp_path / "venv" / "pyvenv.cfg").write_text("home = /usr/bin\n")
+    for program, want, never in ((plain, plain.parent, tmp_path / "home"),
+                                 (venv, tmp_path / "venv", tmp_path)):
+        started = launch(Policy(), [str(program)])
+        binds = [started.argv[i + 1] for i, a in enumerate(started.argv) if a == "--ro-bind"]
+        assert str(want) in binds and str(never) not in binds
+
+
+@strict
 def test_it_cannot_signal_a_sibling_or_find_its_parent(run):
     sibling = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
     try:
@@ -303,6 +345,18 @@ def test_a_tournament_says_and_stores_its_level(tmp_path, capfd):
     out = tmp_path / "out"
     assert "Sandbox of the `cmd:` bots: strict (`sandbox`)." in (out / "report.md").read_text()
     assert json.loads((out / "results.json").read_text())["config"]["sandbox"] == "strict"
+
+
+def test_the_level_a_run_records_is_its_weakest_bots():
+    """One unconfined bot makes the run unconfined, whatever the config's field says."""
+    from pyanitsa.tournaments.sandboxing import used_level
+
+    bot = f"cmd:{shlex.join([sys.executable, str(ROOT / 'examples/bots/random_bot.py')])}"
+    for specs, want in (([bot], "strict"), ([bot, f"{bot}(sandbox='basic')"], "basic"),
+                        ([bot, f"{bot}(sandbox='none')"], "none"), (["random"], None)):
+        config = _bots_config(Path("/nonexistent"), agents=[
+            {"name": f"a{i}", "spec": spec} for i, spec in enumerate(specs)] + ["descending"])
+        assert used_level(config) == want, specs
 
 
 @pytest.mark.parametrize(("value", "says"), [

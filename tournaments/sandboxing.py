@@ -6,7 +6,7 @@ from __future__ import annotations
 import sys
 
 from pyanitsa.agents import cmd  # noqa: F401 - registers the cmd: scheme parse_spec reads
-from pyanitsa.agents.sandbox import SandboxError, policy_from, probe, require
+from pyanitsa.agents.sandbox import LEVELS, SandboxError, policy_from, probe, require
 from pyanitsa.agents.specs import AgentSpecError, parse_spec
 from pyanitsa.tournaments.config import TournamentConfig, TournamentConfigError
 
@@ -33,10 +33,10 @@ def bot_levels(config: TournamentConfig) -> dict[str, str]:
 
 
 def used_level(config: TournamentConfig) -> str | None:
-    """The level of the run's ``cmd:`` bots (the config's, else the first a spec names; None:
-    no ``cmd:`` bot), for results and reports."""
-    levels = bot_levels(config)
-    return levels.get("sandbox") or next(iter(levels.values()), None)
+    """The weakest level any of the run's ``cmd:`` bots runs at (None: no ``cmd:`` bot), for
+    results and reports: one unconfined bot makes the run unconfined."""
+    levels = bot_levels(config).values()
+    return max(levels, key=LEVELS.index) if levels else None  # LEVELS: best first
 
 
 def say_sandbox(config: TournamentConfig) -> str | None:
