@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shlex
 import shutil
 import socket
@@ -386,3 +387,21 @@ def test_the_command_line_refuses_a_level_this_machine_lacks(tmp_path):
                           text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert "sandbox basic" in done.stderr
+
+
+def test_a_bots_words_reach_the_report_as_text_not_markdown(tmp_path):
+    """A bot whose first line is a Markdown image and HTML fails its handshake and forfeits;
+    report.md's reason quotes the bot (its command line) escaped: no image, no link, no tag."""
+    from pyanitsa.tournaments.api import run
+
+    line = "![x](http://example.invalid/a.png) <img src=x onerror=alert(1)> [y](http://z)"
+    bot = f"cmd:{shlex.join([sys.executable, '-c', f'print({line!r})'])}"
+    config = _bots_config(tmp_path, agents=[{"name": "loud", "spec": bot}, "descending"],
+                          sandbox=probe().level)
+    run(config, progress=False)
+    report = (tmp_path / "out" / "report.md").read_text()
+    forfeits = report.split("## Forfeits", 1)[1].split("\n## ", 1)[0]  # (plots follow)
+    assert "| loud | error |" in forfeits
+    for markup in (r"!\[", r"<img", r"\]\("):  # unless escaped by a backslash
+        assert re.search(r"(?<!\\)" + markup, forfeits) is None, markup
+    assert r"\!\[x\]\(http://example\.invalid/a\.png\)" in forfeits

@@ -3,6 +3,7 @@ maths, on plain matrices, is :mod:`pyanitsa.solvers.meta_game`)."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 from pyanitsa.solvers.meta_game import Matrix, MetaGame
@@ -13,6 +14,17 @@ INTRO = ("Elo gives every agent one number, so it assumes strength is transitive
          "average (the maximum-entropy Nash equilibrium of the head-to-head game: Nash "
          "averaging); an agent's score against it is 50 if the mix uses it, and lower the "
          "more the field's best mix beats it.")
+
+
+_MARKUP = re.compile(r"([\\`*_{}\[\]()#+\-.!<>~&])")
+
+
+def md_text(text: str) -> str:
+    """Text nobody vetted (a bot's words in a forfeit reason, a config's names) as literal
+    Markdown: every character Markdown or inline HTML could read as markup is escaped and the
+    lines are joined, so a bot cannot put a link, an image or HTML in a report. ``|`` is left
+    to :func:`_md_table`, which escapes it in every cell."""
+    return _MARKUP.sub(r"\\\1", " ".join(text.split()))
 
 
 def _md_table(headers: Sequence[str], rows: Sequence[Sequence[str]],

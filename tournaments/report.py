@@ -14,7 +14,7 @@ from typing import Any
 
 from pyanitsa.ratings.sprt import SprtResult, elo_of_score
 from pyanitsa.tournaments import fallbacks, seatings, strength
-from pyanitsa.tournaments.meta import _md_table, console_line, markdown_section
+from pyanitsa.tournaments.meta import _md_table, console_line, markdown_section, md_text
 from pyanitsa.tournaments.plots import (
     gauntlet_rows,
     head_to_head_file,
@@ -238,8 +238,8 @@ def markdown(summary: Summary, rows: Sequence[GameRow]) -> str:
                               []).append(f)
         out += ["## Forfeits", "",
                 _md_table(["agent", "kind", "games", "first game", "reason (first game)"],
-                          [(agent, kind, str(len(fs)), f"{fs[0].pairing}/{fs[0].deal}/"
-                            f"{fs[0].rotation}", _clip(_reason(fs[0]), 160))
+                          [(md_text(agent), kind, str(len(fs)), f"{fs[0].pairing}/"
+                            f"{fs[0].deal}/{fs[0].rotation}", md_text(_clip(_reason(fs[0]), 160)))
                            for (agent, kind), fs in groups.items()],
                           [False, False, True, False, False]), "",
                 "Games are pairing/deal/rotation; every forfeit is in results.csv.", ""]
