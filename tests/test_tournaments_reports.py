@@ -219,3 +219,18 @@ def test_a_resumed_run_counts_its_stored_games_in_the_live_standings(tmp_path, m
     assert result.played == 6
     (final,) = [e for e in events if e["event"] == "standings"]
     assert final["games"] == 12 and [r["games"] for r in final["standings"]] == [12, 12]
+
+
+def test_a_negative_lower_bound_is_printed_as_measured_and_said_what_it_means():
+    """The console shows a lower bound below 0 as it is (it used to print ">=0.00") and says
+    that it means the response found nothing, not that the agent is unexploitable."""
+    from pyanitsa.tournaments.strength import console_line
+
+    exploit = {"ppo": {"exploitability": -0.098, "method": "lower_bound"},
+               "random": {"exploitability": 0.64, "method": "lower_bound"},
+               "descending": {"exploitability": 24.67, "method": "exact"}}
+    line = console_line(exploit)
+    assert "ppo >=-0.10, random >=0.64, descending 24.67" in line
+    assert "below 0" in line and "found nothing" in line
+    del exploit["ppo"]
+    assert "below 0" not in console_line(exploit)

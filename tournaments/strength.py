@@ -104,15 +104,16 @@ def markdown_section(exploit: dict[str, dict[str, Any]], elo: dict[str, float | 
 
 
 def console_line(exploit: dict[str, dict[str, Any]]) -> str:
-    """One line, weakest last. A lower bound prints as ``>=``, floored at 0: its estimate is
-    what a response fitted on samples gains on fresh ones, which falls below 0 when the
-    response found nothing (the estimate stays in ``report.md`` and ``exploit.json``)."""
+    """One line, weakest last. A lower bound prints as ``>=`` with its estimate as measured:
+    what a response fitted on samples gains on fresh ones. Below 0 it says the response found
+    nothing to gain, which the line then spells out (it does not show the agent unexploitable)."""
     parts = []
     for name, rep in sorted(exploit.items(), key=lambda kv: kv[1]["exploitability"]):
         value = rep["exploitability"]
-        if rep["method"] == "exact":
-            parts.append(f"{name} {value:.2f}")
-        else:
-            parts.append(f"{name} >={max(value, 0.0):.2f}")
+        parts.append(f"{name} {value:.2f}" if rep["method"] == "exact" else f"{name} >={value:.2f}")
     unit = next(iter(exploit.values())).get("unit", "cards a game")
-    return f"exploitability ({unit}, lower is stronger; >= a lower bound): " + ", ".join(parts)
+    line = f"exploitability ({unit}, lower is stronger; >= a lower bound): " + ", ".join(parts)
+    if any(rep["method"] != "exact" and rep["exploitability"] < 0 for rep in exploit.values()):
+        line += ("; a bound below 0: the sampled response found nothing to gain there, which "
+                 "is no proof the agent cannot be exploited")
+    return line
