@@ -171,9 +171,13 @@ class Probe:
     missing: str = ""
     """Empty at ``strict``; otherwise why (``bwrap not found``, its error)."""
 
-    def describe(self, used: Level) -> str:
-        """One line for the console and reports."""
+    def describe(self, used: Level, *, network: bool = False) -> str:
+        """One line for the console and reports (``network``: some strict bot has the host's
+        network, by its config's choice)."""
         if used == "strict":
+            if network:
+                return ("strict (bubblewrap: user, PID, IPC, UTS namespaces, the host's network "
+                        "for the bots given it; limits)")
             return "strict (bubblewrap: user, PID, IPC, network, UTS namespaces; limits)"
         if used == "basic":
             return "basic (limits, scrubbed environment, own session; no namespaces)"

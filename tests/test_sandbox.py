@@ -405,3 +405,13 @@ def test_a_bots_words_reach_the_report_as_text_not_markdown(tmp_path):
     for markup in (r"!\[", r"<img", r"\]\("):  # unless escaped by a backslash
         assert re.search(r"(?<!\\)" + markup, forfeits) is None, markup
     assert r"\!\[x\]\(http://example\.invalid/a\.png\)" in forfeits
+
+
+@strict
+def test_the_console_says_when_a_strict_bot_has_the_host_network(tmp_path, capfd):
+    from pyanitsa.tournaments.sandboxing import say_sandbox
+
+    say_sandbox(_bots_config(tmp_path))
+    assert "network, UTS namespaces" in capfd.readouterr().err
+    say_sandbox(_bots_config(tmp_path, sandbox={"level": "strict", "network": True}))
+    assert "the host's network for the bots given it" in capfd.readouterr().err

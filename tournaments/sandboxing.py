@@ -6,15 +6,22 @@ from __future__ import annotations
 import sys
 
 from pyanitsa.agents import cmd  # noqa: F401 - registers the cmd: scheme parse_spec reads
-from pyanitsa.agents.sandbox import LEVELS, SandboxError, policy_from, probe, require
+from pyanitsa.agents.sandbox import (
+    LEVELS,
+    Policy,
+    SandboxError,
+    policy_from,
+    probe,
+    require,
+)
 from pyanitsa.agents.specs import AgentSpecError, parse_spec
 from pyanitsa.tournaments.config import TournamentConfig, TournamentConfigError
 
 
-def bot_levels(config: TournamentConfig) -> dict[str, str]:
-    """``{field: level}`` of the config's ``cmd:`` agents: ``sandbox`` for those that name no
-    level of their own, ``agents.I.spec`` for those that do. Empty with no ``cmd:`` agent."""
-    out: dict[str, str] = {}
+def bot_policies(config: TournamentConfig) -> dict[str, Policy]:
+    """``{field: policy}`` of the config's ``cmd:`` agents: ``sandbox`` for those that name no
+    sandbox of their own, ``agents.I.spec`` for those that do. Empty with no ``cmd:`` agent."""
+    out: dict[str, Policy] = {}
     for i, entry in enumerate(config.agents):
         try:
             head, params = parse_spec(entry.spec)
@@ -24,12 +31,17 @@ def bot_levels(config: TournamentConfig) -> dict[str, str]:
             continue
         if "sandbox" in params:
             try:
-                out[f"agents.{i}.spec"] = policy_from(params["sandbox"]).level
+                out[f"agents.{i}.spec"] = policy_from(params["sandbox"])
             except SandboxError as exc:
                 raise TournamentConfigError(f"agents.{i}.spec: {exc}") from None
         else:
-            out["sandbox"] = policy_from(config.sandbox).level
+            out["sandbox"] = policy_from(config.sandbox)
     return out
+
+
+def bot_levels(config: TournamentConfig) -> dict[str, str]:
+    """``{field: level}`` of :func:`bot_policies`."""
+    return {key: policy.level for key, policy in bot_policies(config).items()}
 
 
 def used_level(config: TournamentConfig) -> str | None:
@@ -51,6 +63,7 @@ def say_sandbox(config: TournamentConfig) -> str | None:
     used = used_level(config)
     if used is None:
         return None
-    text = probe().describe(used)  # type: ignore[arg-type]
+    network = any(p.network for p in bot_policies(config).values() if p.level == "strict")
+    text = probe().describe(used, network=network)  # type: ignore[arg-type]
     print(f"pyanitsa: cmd: bots in sandbox {text}", file=sys.stderr, flush=True)
     return used
