@@ -97,8 +97,7 @@ def deal_teaching(rules: Rules, players: int, dcfg: Mapping[str, Any], i: int, m
     taught seat), in the order the teacher data keeps them."""
     table = rank_table(rules)
     hands = deal_from_seed(rules, players, derive_seed(dcfg["seed"], i)).seats
-    cnt = [np.bincount([table.rank_of[x] for x in h], minlength=table.num_ranks
-                       ).astype(np.int64) for h in hands]
+    cnt = [np.array(table.histogram(h), np.int64) for h in hands]
     rng = np.random.default_rng(derive_seed(dcfg["seed"], i, 1))
     k = dcfg["samples"]
     if dcfg.get("teacher", "solve") == "stored":
