@@ -47,23 +47,27 @@ def bot_levels(config: TournamentConfig) -> dict[str, str]:
 def used_level(config: TournamentConfig) -> str | None:
     """The weakest level any of the run's ``cmd:`` bots runs at (None: no ``cmd:`` bot), for
     results and reports: one unconfined bot makes the run unconfined."""
-    levels = bot_levels(config).values()
+    return _weakest(bot_policies(config))
+
+
+def _weakest(policies: dict[str, Policy]) -> str | None:
+    levels = [p.level for p in policies.values()]
     return max(levels, key=LEVELS.index) if levels else None  # LEVELS: best first
 
 
 def say_sandbox(config: TournamentConfig) -> str | None:
     """Refuse a level this machine cannot give (one line naming the field); otherwise print
     the level of the run's ``cmd:`` bots on stderr and return it (None: no ``cmd:`` bot)."""
-    levels = bot_levels(config)
-    for key, level in levels.items():
+    policies = bot_policies(config)
+    for key, policy in policies.items():
         try:
-            require(level, key=key)  # type: ignore[arg-type]
+            require(policy.level, key=key)
         except SandboxError as exc:
             raise TournamentConfigError(str(exc)) from None
-    used = used_level(config)
+    used = _weakest(policies)
     if used is None:
         return None
-    network = any(p.network for p in bot_policies(config).values() if p.level == "strict")
+    network = any(p.network for p in policies.values() if p.level == "strict")
     text = probe().describe(used, network=network)  # type: ignore[arg-type]
     print(f"pyanitsa: cmd: bots in sandbox {text}", file=sys.stderr, flush=True)
     return used
